@@ -1,0 +1,6 @@
+import type { CliCommand } from './cli-types.js';
+import { infoCommand } from './info-command.js';
+import { createHelpCommand } from './help-command.js';
+
+/** Every `dapl` subcommand; a new one (`run`) is a new row. */
+export const COMMANDS: readonly CliCommand[] = [infoCommand, createHelpCommand(() => COMMANDS)];

@@ -1,0 +1,81 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isDatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
+import { ExitCode, UsageError, type CliCommand, type CliIo, type ParsedArgs } from './cli-types.js';
+import { COMMANDS } from './commands.js';
+import { HELP_OPTION, renderCommandHelp, renderGeneralHelp } from './help.js';
+import { coreVersion } from './version.js';
+
+export interface RunCliOptions extends Partial<CliIo> {
+  /** Default: `COMMANDS`. */
+  readonly commands?: readonly CliCommand[];
+}
+
+/** Default limit on opening or closing an IA in `dapl info`. */
+export const DEFAULT_IA_TIMEOUT_MS = 10_000;
+
+/** Statuses that mean "the configuration is wrong" (exit code 3) rather than "something failed". */
+const CONFIGURATION_STATUSES: ReadonlySet<string> = new Set([DatStatus.INVALID_PARAMETER, DatStatus.PROVIDER_NOT_FOUND]);
+
+/**
+ * Run `dapl` with `argv` (without `node` and the script) and return the exit code. Everything
+ * the run touches comes from `options`, so tests run it in-process.
+ */
+export async function runCli(argv: readonly string[], options: RunCliOptions = {}): Promise<number> {
+  const io: CliIo = {
+    env: options.env ?? process.env,
+    cwd: options.cwd ?? process.cwd(),
+    stdout: options.stdout ?? process.stdout,
+    stderr: options.stderr ?? process.stderr,
+    iaTimeoutMs: options.iaTimeoutMs ?? DEFAULT_IA_TIMEOUT_MS,
+  };
+  const commands = options.commands ?? COMMANDS;
+  let commandName: string | undefined;
+  try {
+    const [first, ...rest] = argv;
+    if (first === undefined) throw new UsageError('a command is required');
+    if (first === '--help' || first === '-h') return write(io.stdout, renderGeneralHelp(commands), ExitCode.OK);
+    if (first === '--version' || first === '-V') return write(io.stdout, `${coreVersion()}\n`, ExitCode.OK);
+    if (first.startsWith('-')) throw new UsageError(`unknown option '${first}' (options go after the command)`);
+    const command = commands.find((c) => c.name === first);
+    if (command === undefined) throw new UsageError(`unknown command "${first}"; commands: ${commands.map((c) => c.name).join(', ')}`);
+    commandName = command.name;
+    const args = parseCommandArgs(command, rest);
+    if (args.values.help === true) return write(io.stdout, renderCommandHelp(command), ExitCode.OK);
+    return await command.run(args, io);
+  } catch (error) {
+    return reportError(error, commandName, io);
+  }
+}
+
+function parseCommandArgs(command: CliCommand, args: readonly string[]): ParsedArgs {
+  const options: NonNullable<ParseArgsConfig['options']> = {};
+  for (const o of [...command.options, HELP_OPTION]) options[o.name] = o.short === undefined ? { type: o.type } : { type: o.type, short: o.short };
+  try {
+    const { values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: (command.positionals ?? []).length > 0 });
+    return { values: values as ParsedArgs['values'], positionals };
+  } catch (error) {
+    // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes: the command line is at fault.
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) throw new UsageError((error as Error).message, command.name);
+    throw error;
+  }
+}
+
+function reportError(error: unknown, commandName: string | undefined, io: CliIo): number {
+  const prefix = commandName === undefined ? 'dapl' : `dapl ${commandName}`;
+  if (error instanceof UsageError) {
+    const helpFor = error.command ?? commandName;
+    const pointer = helpFor === undefined ? "dapl --help" : `dapl ${helpFor} --help`;
+    return write(io.stderr, `${prefix}: ${error.message}\nRun '${pointer}' for usage.\n`, ExitCode.USAGE);
+  }
+  if (isDatError(error) && CONFIGURATION_STATUSES.has(error.status)) {
+    return write(io.stderr, `${prefix}: configuration error: ${error.message}\n`, ExitCode.CONFIGURATION);
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return write(io.stderr, `${prefix}: ${message}\n`, ExitCode.FAILURE);
+}
+
+function write(sink: CliIo['stdout'], text: string, code: number): number {
+  sink.write(text);
+  return code;
+}

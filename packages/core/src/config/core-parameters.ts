@@ -1,0 +1,42 @@
+import type { ParameterSpec } from '../dat/provider.js';
+
+/** pino's levels plus `silent`, quietest last. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** A parameter of core itself, with the section it lives in (`undefined`: top level). */
+export interface CoreParameter {
+  readonly section: string | undefined;
+  readonly spec: ParameterSpec;
+}
+
+export const PROVIDER_PARAMETER: CoreParameter = {
+  section: undefined,
+  spec: {
+    name: 'provider',
+    type: 'string',
+    default: 'tcp',
+    help: 'Registry key of the provider to use (see `dapl info` for the known keys).',
+  },
+};
+
+export const LOG_LEVEL_PARAMETER: CoreParameter = {
+  section: 'log',
+  spec: {
+    name: 'level',
+    type: 'enum',
+    default: 'warn',
+    values: LOG_LEVELS,
+    help: 'Level of the pino root logger (logs go to stderr).',
+  },
+};
+
+/** Every configuration key core reads, in one place; `dapl info` lists them. */
+export const CORE_PARAMETERS: readonly CoreParameter[] = [PROVIDER_PARAMETER, LOG_LEVEL_PARAMETER];
+
+/** The file looked for in the current directory when neither `--config` nor `DAPL_CONFIG` names one. */
+export const DEFAULT_CONFIG_FILE_NAME = 'dapl.config.json';
+/** Environment variables with a fixed meaning outside the `DAPL_<SECTION>_<KEY>` scheme. */
+export const CONFIG_FILE_ENV = 'DAPL_CONFIG';
+export const JOB_KEY_ENV = 'DAPL_JOB_KEY';
+export const DAT_OVERRIDE_ENV = 'DAT_OVERRIDE';

@@ -1,0 +1,23 @@
+import type { Logger } from 'pino';
+import type { DatProvider } from '../dat/provider.js';
+import type { InterfaceAdapter } from '../dat/ia.js';
+import type { Runtime } from '../runtime/runtime.js';
+import type { DaplConfig } from '../config/dapl-config.js';
+
+/**
+ * Open the provider's IA the way configuration says: its section's effective parameters, the
+ * job key from `DAPL_JOB_KEY`, the registry key as the IA name (as `dat_ia_open` takes the
+ * dat.conf name), and a logger bound to the provider and rank.
+ */
+export function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger): Promise<InterfaceAdapter> {
+  const { values } = config.resolveSection(provider.name, provider.parameters);
+  return provider.openIa(
+    {
+      name: config.providerKey,
+      parameters: values,
+      jobKey: config.jobKey,
+      logger: root.child({ provider: provider.name, rank: runtime.rank }),
+    },
+    runtime,
+  );
+}

@@ -1,0 +1,70 @@
+import type { InterfaceAdapter } from './ia.js';
+import type { ProtectionZone } from './pz.js';
+import type { EventDispatcher } from './evd.js';
+import type { Iov, RmrTriplet } from './memory.js';
+
+/** DAT_EP_STATE. The transitions live in `@dapl/core/provider-kit` (`transitionEp`). */
+export enum EpState {
+  UNCONNECTED = 'UNCONNECTED',
+  ACTIVE_CONNECTION_PENDING = 'ACTIVE_CONNECTION_PENDING',
+  /** Handed to `cr.accept()`, waiting for the connection to complete. */
+  PASSIVE_CONNECTION_PENDING = 'PASSIVE_CONNECTION_PENDING',
+  CONNECTED = 'CONNECTED',
+  DISCONNECT_PENDING = 'DISCONNECT_PENDING',
+  DISCONNECTED = 'DISCONNECTED',
+  FREED = 'FREED',
+}
+
+export interface EndpointAttributes {
+  readonly maxRecvDtos: number;
+  readonly maxRequestDtos: number;
+  readonly maxRecvIov: number;
+  readonly maxRequestIov: number;
+}
+
+/** The EVDs an endpoint reports to; one EVD may serve all three roles. */
+export interface EndpointEvds {
+  /** Receive completions and `recv-immediate`. */
+  readonly recv: EventDispatcher;
+  /** Completions of sends, RDMA writes and reads. */
+  readonly request: EventDispatcher;
+  /** Connection events. */
+  readonly connect: EventDispatcher;
+}
+
+export interface ConnectOptions {
+  /** At most `limits.maxPrivateData` bytes, delivered to the server with the request. */
+  readonly privateData?: Uint8Array;
+  /** Give up with `connection-timed-out` after this long. Default: the provider's. */
+  readonly timeoutMs?: number;
+}
+
+export interface RdmaWriteOptions {
+  /** A 32-bit value raised at the target as a `recv-immediate` completion (the doorbell). */
+  readonly immediate?: number;
+}
+
+/**
+ * An endpoint: one side of a reliable connection. Every `post*` call is synchronous: bad
+ * arguments or state throw `DatError` at once, the outcome arrives later as an event.
+ */
+export interface Endpoint {
+  readonly ia: InterfaceAdapter;
+  readonly pz: ProtectionZone;
+  readonly evds: EndpointEvds;
+  readonly attributes: EndpointAttributes;
+  readonly state: EpState;
+  /** The peer's IA address once connected. */
+  readonly remoteAddress: string | undefined;
+  connect(address: string, connQual: number, options?: ConnectOptions): void;
+  /** Graceful unless `abrupt`; either way the outcome is a connection event and pending DTOs flush. */
+  disconnect(options?: { readonly abrupt?: boolean }): void;
+  postSend(iov: Iov, cookie: unknown): void;
+  /** Allowed before the connection is established, so receives can be pre-posted. */
+  postRecv(iov: Iov, cookie: unknown): void;
+  postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: RdmaWriteOptions): void;
+  postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet): void;
+  /** Back to UNCONNECTED after a disconnect, for reuse. */
+  reset(): void;
+  free(): void;
+}

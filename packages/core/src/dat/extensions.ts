@@ -1,0 +1,71 @@
+import type { Endpoint } from './endpoint.js';
+import type { Iov, Lmr, RmrTriplet } from './memory.js';
+
+/**
+ * Optional provider extensions, found with `ia.extension(name)`. Upper libraries test for
+ * them and fall back when they are absent.
+ */
+export interface DatExtensions {
+  'active-messages': ActiveMessages;
+  'hw-collectives': HwCollectives;
+  atomics: RemoteAtomics;
+}
+export type ExtensionName = keyof DatExtensions;
+export const EXTENSION_NAMES: readonly ExtensionName[] = ['active-messages', 'hw-collectives', 'atomics'];
+
+/** A LAPI-style counter: incremented by the provider, waited on by the consumer. */
+export interface AmCounter {
+  readonly value: number;
+  /** Resolves once the counter reaches `target`, then subtracts `target` (LAPI_Waitcntr). */
+  wait(target: number): Promise<void>;
+  set(value: number): void;
+}
+
+export interface AmCounters {
+  /** Incremented at the origin when the origin buffer may be reused. */
+  readonly origin?: AmCounter;
+  /** Incremented at the origin when the completion handler at the target has run. */
+  readonly completion?: AmCounter;
+  /** Target-side counter id, incremented at the target when the data has arrived. */
+  readonly target?: number;
+}
+
+/** What a header handler returns: where the data goes, and what runs after it landed. */
+export interface AmPlacement {
+  readonly iov: Iov;
+  readonly completion?: (uhdr: Uint8Array, source: number) => void;
+  /** Run the completion handler in the dispatcher's context (seed 000 §5.3), with no thread switch. */
+  readonly inContext?: boolean;
+}
+
+export type AmHeaderHandler = (uhdr: Uint8Array, dataLength: number, source: number) => AmPlacement | undefined;
+
+/** LAPI's active messages, one-sided operations and counters (seeds 000 and 003). */
+export interface ActiveMessages {
+  registerHandler(id: number, handler: AmHeaderHandler): void;
+  createCounter(id?: number): AmCounter;
+  amsend(target: Endpoint, handler: number, uhdr: Uint8Array, data: Iov, counters?: AmCounters): void;
+  put(target: Endpoint, data: Iov, remote: RmrTriplet, counters?: AmCounters): void;
+  get(target: Endpoint, into: Iov, remote: RmrTriplet, counters?: AmCounters): void;
+  rmw(target: Endpoint, op: 'swap' | 'compare-and-swap' | 'fetch-and-add' | 'fetch-and-or', remote: RmrTriplet, operand: bigint, compare?: bigint): Promise<bigint>;
+  /** Resolves when every operation issued to `target` (or to all) has completed at its target. */
+  fence(target?: Endpoint): Promise<void>;
+}
+
+/** A set of ranks (nodes) taking part in a hardware collective, in group order. */
+export type HwGroup = readonly number[];
+
+/** SR8000-style hardware barrier and broadcast (seed 001 §4.2). */
+export interface HwCollectives {
+  /** Whether the hardware can serve this group (rectangular or hypercube node sets only). */
+  usable(group: HwGroup): boolean;
+  barrier(group: HwGroup): Promise<void>;
+  /** Broadcast `length` bytes at `offset` of `segment`; every member passes the same offset. */
+  broadcast(group: HwGroup, root: number, segment: Lmr, offset: number, length: number): Promise<void>;
+}
+
+/** Remote atomic operations on 8-byte words of exposed memory. */
+export interface RemoteAtomics {
+  fetchAndAdd(ep: Endpoint, remote: RmrTriplet, add: bigint): Promise<bigint>;
+  compareAndSwap(ep: Endpoint, remote: RmrTriplet, compare: bigint, swap: bigint): Promise<bigint>;
+}

@@ -1,0 +1,61 @@
+import type { DatProvider, DtoCapability } from './provider.js';
+import type { ProtectionZone } from './pz.js';
+import type { EventDispatcher, EvdOptions } from './evd.js';
+import type { PublicServicePoint } from './psp.js';
+import type { Endpoint, EndpointAttributes, EndpointEvds } from './endpoint.js';
+import type { DatExtensions, ExtensionName } from './extensions.js';
+
+/** Hard limits of an IA, checked by every call that could exceed them. */
+export interface IaLimits {
+  /** Largest send / receive, in bytes. */
+  readonly maxMessageSize: number;
+  /** Largest RDMA read or write, in bytes. */
+  readonly maxRdmaSize: number;
+  /** Largest payload carried inline with the request (no DMA read of the payload); 0 if none. */
+  readonly maxInline: number;
+  /** Most iov entries in one DTO. */
+  readonly maxIov: number;
+  readonly maxRecvDtos: number;
+  readonly maxRequestDtos: number;
+  readonly maxEvdQueueDepth: number;
+  readonly maxPrivateData: number;
+  /** Valid conn-quals are `[min, max]`. */
+  readonly connQualRange: readonly [number, number];
+}
+
+export interface IaAttributes {
+  readonly provider: string;
+  readonly name: string;
+  readonly address: string;
+  readonly limits: IaLimits;
+  readonly capabilities: readonly DtoCapability[];
+  readonly extensions: readonly ExtensionName[];
+  /** The provider parameters in force, by name. */
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+/** An interface adapter: one opened instance of a provider, the root of all other DAT objects. */
+export interface InterfaceAdapter {
+  readonly provider: DatProvider;
+  readonly name: string;
+  /** Opaque; a peer passes it to `ep.connect()`. */
+  readonly address: string;
+  readonly closed: boolean;
+  query(): IaAttributes;
+  /**
+   * Named counters, for tests and `dapl info`: at least `bufferedBytes` and `peakBufferedBytes`
+   * (bytes the provider holds that the consumer has not yet taken) and `connections`.
+   */
+  counters(): Readonly<Record<string, number>>;
+  createPz(): ProtectionZone;
+  createEvd(options?: EvdOptions): EventDispatcher;
+  /** Listen on `connQual`; rejects with CONN_QUAL_IN_USE if taken. */
+  createPsp(connQual: number, evd: EventDispatcher): Promise<PublicServicePoint>;
+  /** Listen on a conn-qual the provider picks (see `psp.connQual`). */
+  createPspAny(evd: EventDispatcher): Promise<PublicServicePoint>;
+  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: Partial<EndpointAttributes>): Endpoint;
+  /** An optional extension, or undefined if this provider does not offer it. */
+  extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined;
+  /** Breaks every connection, flushes pending DTOs, releases everything. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+import type { InterfaceAdapter } from './ia.js';
+import type { ExtensionName } from './extensions.js';
+import type { Runtime } from '../runtime/runtime.js';
+
+/** The brand every provider object carries; checked with `Symbol.for` so two copies of core agree. */
+export const DAT_PROVIDER_BRAND: unique symbol = Symbol.for('@dapl/core/provider') as never;
+
+/** Provider API versions this core accepts. A provider declares the one it was written against. */
+export const DAT_PROVIDER_API_VERSION = 1;
+export const SUPPORTED_PROVIDER_API_VERSIONS: readonly number[] = [1];
+
+/** Optional data-transfer operations; sends and receives are mandatory. */
+export type DtoCapability = 'rdma-write' | 'rdma-read' | 'rdma-write-immediate';
+export const DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rdma-read', 'rdma-write-immediate'];
+
+export type ParameterType = 'integer' | 'number' | 'boolean' | 'string' | 'enum';
+
+/** A declared runtime parameter (libfabric's `fi_param`): what `dapl info` lists. */
+export interface ParameterSpec {
+  /** camelCase; the environment form is `DAPL_<SECTION>_<NAME_IN_SNAKE_CASE>`. */
+  readonly name: string;
+  readonly type: ParameterType;
+  readonly default: string | number | boolean;
+  readonly help: string;
+  readonly min?: number;
+  readonly max?: number;
+  /** Allowed values of an `enum`. */
+  readonly values?: readonly string[];
+}
+
+export interface ProviderCapabilities {
+  readonly dto: readonly DtoCapability[];
+  readonly extensions: readonly ExtensionName[];
+  /** True when all ranks of a job must run in one process (simulated hardware). */
+  readonly inProcess: boolean;
+}
+
+export interface IaOptions {
+  /** Device name, for logs. Default: `<provider>0`. */
+  readonly name?: string;
+  /** The job secret that connections authenticate with. */
+  readonly jobKey?: Uint8Array;
+  /** Provider parameters by name; unset ones take their declared default. */
+  readonly parameters?: Readonly<Record<string, unknown>>;
+  /** Restrict the IA to these optional DTOs (libfabric's capability hints); the rest answer NOT_IMPLEMENTED. */
+  readonly capabilities?: readonly DtoCapability[];
+  readonly logger?: Logger;
+}
+
+/** A provider: the plug-in a registry key names. */
+export interface DatProvider {
+  readonly [DAT_PROVIDER_BRAND]: true;
+  readonly name: string;
+  readonly apiVersion: number;
+  readonly description: string;
+  readonly capabilities: ProviderCapabilities;
+  readonly parameters: readonly ParameterSpec[];
+  openIa(options?: IaOptions, runtime?: Runtime): Promise<InterfaceAdapter>;
+}

@@ -1,0 +1,49 @@
+/**
+ * DAT 2.0 return-status type codes (DAT_RETURN's type field), as string enums so that
+ * logs and error messages read as the specification does.
+ */
+export enum DatStatus {
+  SUCCESS = 'DAT_SUCCESS',
+  ABORT = 'DAT_ABORT',
+  CONN_QUAL_IN_USE = 'DAT_CONN_QUAL_IN_USE',
+  INSUFFICIENT_RESOURCES = 'DAT_INSUFFICIENT_RESOURCES',
+  INTERNAL_ERROR = 'DAT_INTERNAL_ERROR',
+  INVALID_HANDLE = 'DAT_INVALID_HANDLE',
+  INVALID_PARAMETER = 'DAT_INVALID_PARAMETER',
+  INVALID_STATE = 'DAT_INVALID_STATE',
+  LENGTH_ERROR = 'DAT_LENGTH_ERROR',
+  MODEL_NOT_SUPPORTED = 'DAT_MODEL_NOT_SUPPORTED',
+  PROVIDER_NOT_FOUND = 'DAT_PROVIDER_NOT_FOUND',
+  PRIVILEGES_VIOLATION = 'DAT_PRIVILEGES_VIOLATION',
+  PROTECTION_VIOLATION = 'DAT_PROTECTION_VIOLATION',
+  QUEUE_EMPTY = 'DAT_QUEUE_EMPTY',
+  QUEUE_FULL = 'DAT_QUEUE_FULL',
+  TIMEOUT_EXPIRED = 'DAT_TIMEOUT_EXPIRED',
+  PROVIDER_ALREADY_REGISTERED = 'DAT_PROVIDER_ALREADY_REGISTERED',
+  PROVIDER_IN_USE = 'DAT_PROVIDER_IN_USE',
+  INVALID_ADDRESS = 'DAT_INVALID_ADDRESS',
+  INTERRUPTED_CALL = 'DAT_INTERRUPTED_CALL',
+  NOT_IMPLEMENTED = 'DAT_NOT_IMPLEMENTED',
+  CONNECTION_BROKEN = 'DAT_CONNECTION_BROKEN',
+}
+
+/** DAT_DTO_COMPLETION_STATUS: the status carried by a DTO completion event. */
+export enum DtoStatus {
+  SUCCESS = 'DAT_DTO_SUCCESS',
+  /** The endpoint was disconnected or broke before the DTO completed. */
+  FLUSHED = 'DAT_DTO_ERR_FLUSHED',
+  /** The posted receive was smaller than the message that arrived. */
+  LOCAL_LENGTH = 'DAT_DTO_ERR_LOCAL_LENGTH',
+  LOCAL_EP = 'DAT_DTO_ERR_LOCAL_EP',
+  LOCAL_PROTECTION = 'DAT_DTO_ERR_LOCAL_PROTECTION',
+  BAD_RESPONSE = 'DAT_DTO_ERR_BAD_RESPONSE',
+  /** The target refused a remote access: see the event's `reason` (protection or privileges). */
+  REMOTE_ACCESS = 'DAT_DTO_ERR_REMOTE_ACCESS',
+  /** The target could not complete the operation (for a send: its receive was too small). */
+  REMOTE_RESPONDER = 'DAT_DTO_ERR_REMOTE_RESPONDER',
+  TRANSPORT = 'DAT_DTO_ERR_TRANSPORT',
+  /** No receive was posted at the target within the provider's retry budget (IB RNR). */
+  RECEIVER_NOT_READY = 'DAT_DTO_ERR_RECEIVER_NOT_READY',
+  PARTIAL_PACKET = 'DAT_DTO_ERR_PARTIAL_PACKET',
+  RMR_OPERATION_FAILED = 'DAT_RMR_OPERATION_FAILED',
+}

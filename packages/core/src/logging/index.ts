@@ -1,0 +1,2 @@
+export * from './root-logger.js';
+export * from './logger-factory.js';

@@ -1,0 +1,354 @@
+import { DatError } from '../dat/errors.js';
+import { DatStatus, DtoStatus } from '../dat/status.js';
+import { EpState, type ConnectOptions, type Endpoint, type EndpointAttributes, type RdmaWriteOptions } from '../dat/endpoint.js';
+import type { ConnectionEventType, DtoCompletionEvent, DtoOp } from '../dat/events.js';
+import { MemAccess, type Iov, type RmrTriplet } from '../dat/memory.js';
+import type { DtoCapability } from '../dat/provider.js';
+import { transitionEp, type EpInput } from './ep-state.js';
+import type { EvdQueue } from './evd-queue.js';
+import { Fifo } from './fifo.js';
+import type { IaBase } from './ia-base.js';
+import { checkIov } from './iov.js';
+import type { KitPz } from './memory.js';
+import { notSupported } from './not-supported.js';
+import { describe, requireBytes, requireInteger, requireObject } from './validate.js';
+
+export type RequestOp = 'send' | 'rdma-write' | 'rdma-write-immediate' | 'rdma-read';
+
+/** A posted request (send / write / read), kept until its completion in post order. */
+export interface DtoRequest {
+  readonly op: RequestOp;
+  readonly cookie: unknown;
+  readonly iov: Iov;
+  readonly length: number;
+  readonly remote: RmrTriplet | undefined;
+  readonly immediate: number;
+  /** Per-endpoint sequence number, 1..2^32-1 wrapping; providers may put it on the wire. */
+  readonly seq: number;
+}
+
+export interface PostedRecv {
+  readonly cookie: unknown;
+  readonly iov: Iov;
+  readonly length: number;
+}
+
+export interface KitEvds {
+  readonly recv: EvdQueue;
+  readonly request: EvdQueue;
+  readonly connect: EvdQueue;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/**
+ * What every provider's endpoint shares: argument and state checks, the request and receive
+ * queues, completions in post order, connect timeouts, and flushing on disconnect or loss.
+ * A provider fills the transport hooks (`startConnect`, `submit`, …) and reports back with
+ * `established`, `completeRequest`, `takeRecv` / `completeRecv`, `connectionLost`.
+ */
+export abstract class EndpointBase implements Endpoint {
+  private epState = EpState.UNCONNECTED;
+  private peerAddress: string | undefined;
+  private nextSeq = 1;
+  private connectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Posted receives, oldest first. */
+  protected readonly recvs = new Fifo<PostedRecv>(64);
+  /** Outstanding requests in post order; completions pop from the head. */
+  protected readonly requests = new Fifo<DtoRequest>(64);
+
+  constructor(
+    readonly ia: IaBase,
+    readonly pz: KitPz,
+    readonly evds: KitEvds,
+    readonly attributes: EndpointAttributes,
+  ) {
+    pz.retain();
+    evds.recv.retain();
+    evds.request.retain();
+    evds.connect.retain();
+  }
+
+  get state(): EpState {
+    return this.epState;
+  }
+
+  get freed(): boolean {
+    return this.epState === EpState.FREED;
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.peerAddress;
+  }
+
+  // ---- transport hooks, filled by each provider ------------------------------------------
+
+  /** Begin an active connection; report with `established` or `connectFailed`. */
+  protected abstract startConnect(address: string, connQual: number, privateData: Uint8Array): void;
+  /** Abandon a pending connection attempt (timeout, disconnect, free); no event from the provider. */
+  protected abstract cancelConnect(): void;
+  /** Graceful or abrupt close; report with `connectionLost('connection-disconnected')`. */
+  protected abstract startDisconnect(abrupt: boolean): void;
+  /** Transmit a request that was just queued in `requests`. */
+  protected abstract submit(request: DtoRequest): void;
+  /** A receive was posted (a stalled connection may now go on). */
+  protected onRecvPosted(): void {}
+  /** The endpoint is being freed; release transport resources without raising events. */
+  protected abstract teardown(): void;
+
+  // ---- consumer API --------------------------------------------------------------------
+
+  connect(address: string, connQual: number, options: ConnectOptions = {}): void {
+    this.ia.checkOpen('connect');
+    if (typeof address !== 'string' || address.length === 0) {
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must be a non-empty string (a peer IA's address), got ${describe(address)}`, { argument: 'address' });
+    }
+    this.ia.validateAddress(address);
+    const [lo, hi] = this.ia.limits.connQualRange;
+    requireInteger(connQual, 'connQual', lo, hi);
+    requireObject(options, 'options');
+    const privateData = requireBytes(options.privateData ?? EMPTY, 'options.privateData', this.ia.limits.maxPrivateData);
+    const timeoutMs = requireInteger(options.timeoutMs ?? this.ia.defaultConnectTimeoutMs, 'options.timeoutMs', 1, 2 ** 31 - 1);
+    this.apply('connect');
+    this.armConnectTimer(timeoutMs);
+    this.startConnect(address, connQual, privateData);
+  }
+
+  disconnect(options: { readonly abrupt?: boolean } = {}): void {
+    this.ia.checkOpen('disconnect');
+    requireObject(options, 'options');
+    const state = this.epState;
+    const next = transitionEp(state, 'disconnect');
+    if (state === EpState.ACTIVE_CONNECTION_PENDING || state === EpState.PASSIVE_CONNECTION_PENDING) {
+      this.clearConnectTimer();
+      this.cancelConnect();
+      this.epState = next;
+      this.raiseConnection('connection-disconnected', undefined, 'disconnected before the connection was established');
+      this.flush();
+      return;
+    }
+    if (state !== EpState.CONNECTED) return; // already disconnecting or disconnected
+    this.epState = next;
+    this.startDisconnect(options.abrupt === true);
+  }
+
+  postSend(iov: Iov, cookie: unknown): void {
+    this.checkPostable('postSend');
+    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
+    this.checkLength(length, this.ia.limits.maxMessageSize, 'maxMessageSize');
+    this.enqueue('send', cookie, iov, length, undefined, 0);
+  }
+
+  postRecv(iov: Iov, cookie: unknown): void {
+    this.ia.checkOpen('postRecv');
+    const state = this.epState;
+    if (state === EpState.FREED) transitionEp(state, 'connect');
+    if (state === EpState.DISCONNECTED || state === EpState.DISCONNECT_PENDING) {
+      throw new DatError(DatStatus.INVALID_STATE, `cannot postRecv on an endpoint in state ${state}`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
+    }
+    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRecvIov);
+    if (this.recvs.size >= this.attributes.maxRecvDtos) {
+      throw new DatError(DatStatus.QUEUE_FULL, `${this.recvs.size} receives are posted; the endpoint's maxRecvDtos is ${this.attributes.maxRecvDtos}`, { argument: 'ep' });
+    }
+    this.recvs.push({ cookie, iov, length });
+    this.onRecvPosted();
+  }
+
+  postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options: RdmaWriteOptions = {}): void {
+    this.checkPostable('postRdmaWrite');
+    requireObject(options, 'options');
+    const withImmediate = options.immediate !== undefined;
+    this.requireCapability(withImmediate ? 'rdma-write-immediate' : 'rdma-write', 'postRdmaWrite');
+    const immediate = withImmediate ? requireInteger(options.immediate, 'options.immediate', 0, 0xffffffff) : 0;
+    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
+    this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
+    checkRemote(remote, length);
+    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, iov, length, remote, immediate);
+  }
+
+  postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet): void {
+    this.checkPostable('postRdmaRead');
+    this.requireCapability('rdma-read', 'postRdmaRead');
+    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRequestIov);
+    this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
+    checkRemote(remote, length);
+    this.enqueue('rdma-read', cookie, iov, length, remote, 0);
+  }
+
+  reset(): void {
+    this.ia.checkOpen('reset');
+    this.apply('reset');
+    this.peerAddress = undefined;
+  }
+
+  free(): void {
+    const state = this.epState;
+    transitionEp(state, 'free'); // INVALID_HANDLE if already freed
+    this.clearConnectTimer();
+    if (state === EpState.CONNECTED || state === EpState.DISCONNECT_PENDING) this.ia.connectionClosed();
+    this.teardown();
+    this.epState = EpState.FREED;
+    this.flush();
+    this.pz.release();
+    this.evds.recv.release();
+    this.evds.request.release();
+    this.evds.connect.release();
+    this.ia.forgetEndpoint(this);
+  }
+
+  // ---- provider-facing helpers -----------------------------------------------------------
+
+  /** @internal Called by `ConnectionRequestBase.accept`. */
+  kitBeginAccept(): void {
+    this.apply('accept');
+    this.armConnectTimer(this.ia.defaultConnectTimeoutMs);
+  }
+
+  protected established(remoteAddress: string, privateData?: Uint8Array): void {
+    if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
+    this.clearConnectTimer();
+    this.apply('established');
+    this.peerAddress = remoteAddress;
+    this.ia.connectionOpened();
+    this.raiseConnection('connection-established', privateData, undefined);
+  }
+
+  protected connectFailed(
+    type: 'connection-peer-rejected' | 'connection-non-peer-rejected' | 'connection-unreachable' | 'connection-timed-out',
+    reason: string,
+    privateData?: Uint8Array,
+  ): void {
+    if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
+    this.clearConnectTimer();
+    this.apply('connect-failed');
+    this.raiseConnection(type, privateData, reason);
+    this.flush();
+  }
+
+  /** The connection ended: gracefully (`connection-disconnected`) or not (`connection-broken`). */
+  protected connectionLost(type: 'connection-disconnected' | 'connection-broken', reason?: string): void {
+    const state = this.epState;
+    if (state === EpState.FREED || state === EpState.DISCONNECTED || state === EpState.UNCONNECTED) return;
+    if (state === EpState.ACTIVE_CONNECTION_PENDING || state === EpState.PASSIVE_CONNECTION_PENDING) {
+      this.connectFailed('connection-unreachable', reason ?? 'the connection was lost while being established');
+      return;
+    }
+    this.apply(type === 'connection-broken' ? 'broken' : 'disconnected');
+    this.ia.connectionClosed();
+    this.raiseConnection(type, undefined, reason);
+    this.flush();
+  }
+
+  /** Complete the oldest outstanding request. */
+  protected completeRequest(status: DtoStatus = DtoStatus.SUCCESS, reason?: DatStatus): DtoRequest | undefined {
+    const req = this.requests.shift();
+    if (req === undefined) return undefined;
+    this.evds.request.push(completion(this, req.cookie, req.op, status, status === DtoStatus.SUCCESS ? req.length : 0, undefined, reason));
+    return req;
+  }
+
+  protected takeRecv(): PostedRecv | undefined {
+    return this.recvs.shift();
+  }
+
+  protected completeRecv(recv: PostedRecv, status: DtoStatus, transferredLength: number): void {
+    this.evds.recv.push(completion(this, recv.cookie, 'recv', status, transferredLength, undefined, status === DtoStatus.LOCAL_LENGTH ? DatStatus.LENGTH_ERROR : undefined));
+  }
+
+  /** The target side of an RDMA write with immediate data. */
+  protected raiseImmediate(immediate: number, transferredLength: number): void {
+    this.evds.recv.push(completion(this, undefined, 'recv-immediate', DtoStatus.SUCCESS, transferredLength, immediate, undefined));
+  }
+
+  /** Every outstanding request, then every posted receive, completes FLUSHED, in order. */
+  protected flush(): void {
+    for (let r = this.requests.shift(); r !== undefined; r = this.requests.shift()) {
+      this.evds.request.push(completion(this, r.cookie, r.op, DtoStatus.FLUSHED, 0, undefined, undefined));
+    }
+    for (let r = this.recvs.shift(); r !== undefined; r = this.recvs.shift()) {
+      this.evds.recv.push(completion(this, r.cookie, 'recv', DtoStatus.FLUSHED, 0, undefined, undefined));
+    }
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private apply(input: EpInput): void {
+    this.epState = transitionEp(this.epState, input);
+  }
+
+  private raiseConnection(type: ConnectionEventType, privateData: Uint8Array | undefined, reason: string | undefined): void {
+    this.evds.connect.push({ type, ep: this, privateData, reason });
+  }
+
+  private armConnectTimer(timeoutMs: number): void {
+    this.clearConnectTimer();
+    this.connectTimer = setTimeout(() => {
+      this.connectTimer = undefined;
+      if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
+      this.cancelConnect();
+      this.connectFailed('connection-timed-out', `the connection was not established within ${timeoutMs} ms`);
+    }, timeoutMs);
+  }
+
+  private clearConnectTimer(): void {
+    if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
+    this.connectTimer = undefined;
+  }
+
+  private checkPostable(op: string): void {
+    this.ia.checkOpen(op);
+    if (this.epState !== EpState.CONNECTED) {
+      if (this.epState === EpState.FREED) transitionEp(this.epState, 'connect');
+      throw new DatError(DatStatus.INVALID_STATE, `cannot ${op} on an endpoint in state ${this.epState}; it must be CONNECTED`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
+    }
+  }
+
+  private requireCapability(capability: DtoCapability, op: string): void {
+    if (!this.ia.hasCapability(capability)) throw notSupported(op, capability);
+  }
+
+  private checkLength(length: number, limit: number, limitName: string): void {
+    if (length > limit) {
+      throw new DatError(DatStatus.LENGTH_ERROR, `iov totals ${length} bytes; the IA's ${limitName} is ${limit}`, { argument: 'iov' });
+    }
+  }
+
+  private enqueue(op: RequestOp, cookie: unknown, iov: Iov, length: number, remote: RmrTriplet | undefined, immediate: number): void {
+    if (this.requests.size >= this.attributes.maxRequestDtos) {
+      throw new DatError(DatStatus.QUEUE_FULL, `${this.requests.size} requests are outstanding; the endpoint's maxRequestDtos is ${this.attributes.maxRequestDtos}`, { argument: 'ep' });
+    }
+    const request: DtoRequest = { op, cookie, iov, length, remote, immediate, seq: this.nextSeq };
+    this.nextSeq = this.nextSeq === 0xffffffff ? 1 : this.nextSeq + 1;
+    this.requests.push(request);
+    this.submit(request);
+  }
+}
+
+function completion(
+  ep: Endpoint,
+  cookie: unknown,
+  op: DtoOp,
+  status: DtoStatus,
+  transferredLength: number,
+  immediate: number | undefined,
+  reason: DatStatus | undefined,
+): DtoCompletionEvent {
+  // One object shape for every completion keeps the consumer's code monomorphic.
+  return { type: 'dto-completion', ep, cookie, op, status, transferredLength, immediate, reason };
+}
+
+function checkRemote(remote: unknown, length: number): void {
+  if (typeof remote !== 'object' || remote === null) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `remote must be an RmrTriplet { rmrContext, targetOffset, length }, got ${describe(remote)}`, { argument: 'remote' });
+  }
+  const r = remote as { rmrContext: unknown; targetOffset: unknown; length: unknown };
+  if (typeof r.rmrContext !== 'bigint' || r.rmrContext < 0n || r.rmrContext > 0xffffffffffffffffn) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `remote.rmrContext must be a 64-bit unsigned bigint, got ${describe(r.rmrContext)}`, { argument: 'remote.rmrContext' });
+  }
+  if (typeof r.targetOffset !== 'number' || !Number.isSafeInteger(r.targetOffset) || r.targetOffset < 0) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `remote.targetOffset must be an integer >= 0, got ${describe(r.targetOffset)}`, { argument: 'remote.targetOffset' });
+  }
+  if (typeof r.length !== 'number' || !Number.isSafeInteger(r.length) || r.length < length) {
+    throw new DatError(DatStatus.LENGTH_ERROR, `remote.length must be an integer >= the iov's ${length} bytes, got ${describe(r.length)}`, { argument: 'remote.length' });
+  }
+}

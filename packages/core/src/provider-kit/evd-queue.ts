@@ -1,0 +1,187 @@
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
+import type { DatEvent } from '../dat/events.js';
+import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
+import type { InterfaceAdapter } from '../dat/ia.js';
+import { Fifo } from './fifo.js';
+import { requireFunction, requireInteger } from './validate.js';
+
+interface Waiter {
+  resolve(event: DatEvent): void;
+  reject(error: DatError): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  cleanup: (() => void) | undefined;
+}
+
+/**
+ * The EVD every provider uses: a FIFO of events with waiters and push notification.
+ * Producers that can stall (a socket, a simulated link) check `hasRoom` and register
+ * `onRoom` so that a consumer which stops dequeuing applies backpressure instead of
+ * letting the queue grow without bound.
+ */
+export class EvdQueue implements EventDispatcher {
+  private readonly events = new Fifo<DatEvent>(64);
+  private readonly waiters = new Fifo<Waiter>(4);
+  private notify: EvdNotify | undefined;
+  private notifyScheduled = false;
+  private overflowReported = false;
+  private readonly roomListeners = new Set<() => void>();
+  /** Endpoints and PSPs that report to this EVD. */
+  private users = 0;
+  private isFreed = false;
+
+  constructor(
+    readonly ia: InterfaceAdapter,
+    readonly queueDepth: number,
+  ) {}
+
+  get size(): number {
+    return this.events.size;
+  }
+
+  get freed(): boolean {
+    return this.isFreed;
+  }
+
+  /** True while another event fits within `queueDepth`. */
+  get hasRoom(): boolean {
+    return this.events.size < this.queueDepth;
+  }
+
+  /** Called (once per registration) when a full queue has room again. */
+  onRoom(listener: () => void): void {
+    this.roomListeners.add(listener);
+  }
+
+  /** Provider side: deliver an event to the first waiter, or queue it and notify. */
+  push(event: DatEvent): void {
+    if (this.isFreed) return;
+    const waiter = this.waiters.shift();
+    if (waiter !== undefined) {
+      settle(waiter);
+      waiter.resolve(event);
+      return;
+    }
+    if (this.events.size >= this.queueDepth && !this.overflowReported) {
+      // Producers that could stall did; what still arrives is kept (losing a completion would
+      // corrupt the consumer's accounting), and the overflow is reported once.
+      this.overflowReported = true;
+      this.events.push({ type: 'async-error', status: DatStatus.QUEUE_FULL, message: `EVD overflow: more than ${this.queueDepth} events queued`, evd: this });
+    }
+    this.events.push(event);
+    this.scheduleNotify();
+  }
+
+  dequeue(): DatEvent | undefined {
+    this.checkNotFreed('dequeue');
+    const event = this.events.shift();
+    if (event !== undefined && this.roomListeners.size > 0 && this.events.size < this.queueDepth) this.signalRoom();
+    return event;
+  }
+
+  wait(options: EvdWaitOptions = {}): Promise<DatEvent> {
+    this.checkNotFreed('wait');
+    const { timeoutMs, signal } = options;
+    if (timeoutMs !== undefined) requireInteger(timeoutMs, 'timeoutMs', 0, 2 ** 31 - 1);
+    const ready = this.dequeue();
+    if (ready !== undefined) return Promise.resolve(ready);
+    if (signal?.aborted) return Promise.reject(interrupted());
+    return new Promise<DatEvent>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject, timer: undefined, cleanup: undefined };
+      if (timeoutMs !== undefined) {
+        waiter.timer = setTimeout(() => {
+          this.removeWaiter(waiter);
+          reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `no event within ${timeoutMs} ms`, { argument: 'timeoutMs' }));
+        }, timeoutMs);
+      }
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          this.removeWaiter(waiter);
+          settle(waiter);
+          reject(interrupted());
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.waiters.push(waiter);
+    });
+  }
+
+  setNotify(fn: EvdNotify | undefined): void {
+    this.checkNotFreed('setNotify');
+    if (fn !== undefined) requireFunction(fn, 'fn');
+    this.notify = fn;
+    if (fn !== undefined && this.events.size > 0) this.scheduleNotify();
+  }
+
+  postSoftwareEvent(value: unknown): void {
+    this.checkNotFreed('postSoftwareEvent');
+    this.push({ type: 'software', value });
+  }
+
+  /** Kit bookkeeping: an EP or PSP starts or stops reporting here. */
+  retain(): void {
+    this.users++;
+  }
+
+  release(): void {
+    this.users--;
+  }
+
+  free(): void {
+    this.checkNotFreed('free');
+    if (this.users > 0) {
+      throw new DatError(DatStatus.INVALID_STATE, `the EVD is still used by ${this.users} endpoint(s) or PSP(s); free those first`, { argument: 'evd', subtype: 'DAT_INVALID_STATE_EVD_IN_USE' });
+    }
+    this.destroy();
+  }
+
+  /** Release without the in-use check (IA close). */
+  destroy(): void {
+    if (this.isFreed) return;
+    this.isFreed = true;
+    this.notify = undefined;
+    for (let w = this.waiters.shift(); w !== undefined; w = this.waiters.shift()) {
+      settle(w);
+      w.reject(new DatError(DatStatus.INVALID_HANDLE, 'the EVD was freed while waiting', { argument: 'evd', subtype: 'DAT_INVALID_HANDLE_EVD' }));
+    }
+    this.events.drain();
+    this.roomListeners.clear();
+  }
+
+  private scheduleNotify(): void {
+    if (this.notify === undefined || this.notifyScheduled) return;
+    this.notifyScheduled = true;
+    queueMicrotask(() => {
+      this.notifyScheduled = false;
+      if (this.notify !== undefined && this.events.size > 0) this.notify(this);
+    });
+  }
+
+  private signalRoom(): void {
+    const listeners = [...this.roomListeners];
+    this.roomListeners.clear();
+    for (const l of listeners) l();
+  }
+
+  private removeWaiter(target: Waiter): void {
+    const keep: Waiter[] = [];
+    for (let w = this.waiters.shift(); w !== undefined; w = this.waiters.shift()) if (w !== target) keep.push(w);
+    for (const w of keep) this.waiters.push(w);
+  }
+
+  private checkNotFreed(op: string): void {
+    if (this.isFreed) {
+      throw new DatError(DatStatus.INVALID_HANDLE, `cannot ${op}: the EVD has been freed`, { argument: 'evd', subtype: 'DAT_INVALID_HANDLE_EVD' });
+    }
+  }
+}
+
+function settle(w: Waiter): void {
+  if (w.timer !== undefined) clearTimeout(w.timer);
+  w.cleanup?.();
+}
+
+function interrupted(): DatError {
+  return new DatError(DatStatus.INTERRUPTED_CALL, 'the wait was aborted', { argument: 'signal' });
+}

@@ -1,0 +1,40 @@
+/**
+ * @packageDocumentation
+ * What every provider shares (libfabric's `prov/util`): the endpoint state machine, the EVD
+ * queue with push notification, the one audited RMR table, memory objects, iov helpers,
+ * base classes for IA / endpoint / PSP that own argument checks and DTO bookkeeping, a credit
+ * window, and `notSupported(op)`. A provider fills a few transport hooks.
+ *
+ * @example
+ * ```ts
+ * import { IaBase, EndpointBase } from '@dapl/core/provider-kit';
+ * class MyEndpoint extends EndpointBase {
+ *   protected submit(req) { ... this.completeRequest(); }
+ *   // startConnect, cancelConnect, startDisconnect, teardown
+ * }
+ * ```
+ */
+export { Fifo } from './fifo.js';
+export { notSupported } from './not-supported.js';
+export { transitionEp, nextEpState, type EpInput } from './ep-state.js';
+export { CreditWindow } from './credit-window.js';
+export { describe as describeValue, invalidParameter, requireBytes, requireFunction, requireHandle, requireInteger, requireObject } from './validate.js';
+export { EvdQueue } from './evd-queue.js';
+export { RmrTable, REMOTE_RIGHTS, type RmrWindow, type RemoteAccessGrant, type RemoteAccessResult } from './rmr-table.js';
+export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory.js';
+export { checkIov, copyIov, gatherInto, gatherIov, iovLength, iovViews, IovWriter } from './iov.js';
+export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
+export { ConnectionRequestBase, PspBase } from './psp-base.js';
+export { IaBase, effectiveCapabilities, type IaBaseInit } from './ia-base.js';
+export { resolveProviderParameters } from './parameters.js';
+export {
+  FrameDecoder,
+  FrameDecoderState,
+  FrameError,
+  isFrameError,
+  PayloadCollector,
+  type FrameConsumer,
+  type FrameFormat,
+  type FrameSink,
+} from './frame-decoder.js';
+export { concatBytes, constantTimeEqual, isU32, readU16, readU32, readU64, U64_MAX, writeU16, writeU32, writeU64 } from './bytes.js';

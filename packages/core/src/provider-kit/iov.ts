@@ -1,0 +1,129 @@
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
+import type { Iov } from '../dat/memory.js';
+import { isKitLmr, type KitPz } from './memory.js';
+import { describe } from './validate.js';
+
+/**
+ * Check an iov against its LMRs: handles alive and of `pz`, `need` rights (LOCAL_READ for
+ * sources, LOCAL_WRITE for sinks), every segment inside its LMR. Returns the total length.
+ */
+export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number, maxIov: number): number {
+  if (!Array.isArray(iov)) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be an array of { lmr, offset, length }, got ${describe(iov)}`, { argument });
+  }
+  if (iov.length > maxIov) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} has ${iov.length} segments; at most ${maxIov} allowed`, { argument });
+  }
+  let total = 0;
+  for (let i = 0; i < iov.length; i++) {
+    const seg: unknown = iov[i];
+    const name = `${argument}[${i}]`;
+    if (typeof seg !== 'object' || seg === null) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `${name} must be { lmr, offset, length }, got ${describe(seg)}`, { argument: name });
+    }
+    const { lmr, offset, length } = seg as { lmr: unknown; offset: unknown; length: unknown };
+    if (!isKitLmr(lmr)) {
+      throw new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr must be an LMR of this IA, got ${describe(lmr)}`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
+    }
+    if (lmr.freed) throw new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr has been freed`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
+    if (lmr.pz !== pz) throw new DatError(DatStatus.PROTECTION_VIOLATION, `${name}.lmr belongs to another protection zone than the endpoint`, { argument: `${name}.lmr` });
+    if ((lmr.access & need) !== need) {
+      throw new DatError(DatStatus.PRIVILEGES_VIOLATION, `${name}.lmr lacks the local right 0x${need.toString(16)} (registered with 0x${lmr.access.toString(16)})`, { argument: `${name}.lmr` });
+    }
+    if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `${name}.offset must be an integer >= 0, got ${describe(offset)}`, { argument: `${name}.offset` });
+    }
+    if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `${name}.length must be an integer >= 0, got ${describe(length)}`, { argument: `${name}.length` });
+    }
+    if (offset + length > lmr.length) {
+      throw new DatError(DatStatus.PROTECTION_VIOLATION, `${name} [${offset}, ${offset + length}) lies outside its LMR of ${lmr.length} bytes`, { argument: name });
+    }
+    total += length;
+  }
+  return total;
+}
+
+/** The iov's bytes as views of the registered memory (zero copy; for gathering writes). */
+export function iovViews(iov: Iov): Uint8Array[] {
+  const views: Uint8Array[] = [];
+  for (const seg of iov) if (seg.length > 0) views.push(seg.lmr.bytes.subarray(seg.offset, seg.offset + seg.length));
+  return views;
+}
+
+/** Copy the whole iov into one new buffer (providers that cannot gather). */
+export function gatherIov(iov: Iov, total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const seg of iov) {
+    out.set(seg.lmr.bytes.subarray(seg.offset, seg.offset + seg.length), at);
+    at += seg.length;
+  }
+  return out;
+}
+
+/**
+ * Scatters incoming bytes into an iov in order, as pieces arrive (a stream's chunks or a
+ * whole message). `write` returns how many bytes were placed; the rest did not fit.
+ */
+export class IovWriter {
+  private segment = 0;
+  private within = 0;
+  private placed = 0;
+
+  constructor(private readonly iov: Iov) {}
+
+  get written(): number {
+    return this.placed;
+  }
+
+  write(piece: Uint8Array): number {
+    let from = 0;
+    while (from < piece.length && this.segment < this.iov.length) {
+      const seg = this.iov[this.segment];
+      const room = seg.length - this.within;
+      if (room === 0) {
+        this.segment++;
+        this.within = 0;
+        continue;
+      }
+      const n = Math.min(room, piece.length - from);
+      seg.lmr.bytes.set(piece.subarray(from, from + n), seg.offset + this.within);
+      this.within += n;
+      from += n;
+    }
+    this.placed += from;
+    return from;
+  }
+}
+
+/** Copy `length` bytes from a source iov into a destination iov (in-memory providers). */
+export function copyIov(from: Iov, to: Iov, length: number): number {
+  const writer = new IovWriter(to);
+  let left = length;
+  for (const seg of from) {
+    if (left === 0) break;
+    const n = Math.min(seg.length, left);
+    const placed = writer.write(seg.lmr.bytes.subarray(seg.offset, seg.offset + n));
+    left -= placed;
+    if (placed < n) break;
+  }
+  return length - left;
+}
+
+export function iovLength(iov: Iov): number {
+  let total = 0;
+  for (const seg of iov) total += seg.length;
+  return total;
+}
+
+/** Copy the iov's bytes, in order, into `dest` starting at `at` (the caller checked the room). */
+export function gatherInto(iov: Iov, dest: Uint8Array, at: number): number {
+  let pos = at;
+  for (const seg of iov) {
+    dest.set(seg.lmr.bytes.subarray(seg.offset, seg.offset + seg.length), pos);
+    pos += seg.length;
+  }
+  return pos - at;
+}

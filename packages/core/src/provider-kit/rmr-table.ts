@@ -1,0 +1,77 @@
+import { getRandomValues } from 'node:crypto';
+import { DatStatus } from '../dat/status.js';
+import { MemAccess } from '../dat/memory.js';
+import type { ProtectionZone } from '../dat/pz.js';
+
+/** One exposed window: `[base, base + length)` of `bytes`, with rights, owned by `pz`. */
+export interface RmrWindow {
+  readonly pz: ProtectionZone;
+  readonly bytes: Uint8Array;
+  readonly base: number;
+  readonly length: number;
+  readonly access: number;
+}
+
+/** What a remote access resolves to: the memory and the absolute start in it. */
+export interface RemoteAccessGrant {
+  readonly bytes: Uint8Array;
+  readonly start: number;
+}
+
+export type RemoteAccessResult = RemoteAccessGrant | DatStatus.PROTECTION_VIOLATION | DatStatus.PRIVILEGES_VIOLATION;
+
+const POOL_SIZE = 64;
+
+/**
+ * The one audited table of remotely accessible memory. Contexts are 64-bit values from the
+ * OS CSPRNG, so a peer cannot guess one; every remote access is checked here for context,
+ * protection zone, bounds (in exact integer arithmetic, so overflowing offsets cannot wrap)
+ * and rights before a single byte moves.
+ */
+export class RmrTable {
+  private readonly windows = new Map<bigint, RmrWindow>();
+  private readonly pool = new BigUint64Array(POOL_SIZE);
+  private poolNext = POOL_SIZE;
+
+  get size(): number {
+    return this.windows.size;
+  }
+
+  /** Expose a window; returns its fresh, never-reused context. */
+  expose(window: RmrWindow): bigint {
+    let context = this.random();
+    while (context === 0n || this.windows.has(context)) context = this.random();
+    this.windows.set(context, window);
+    return context;
+  }
+
+  revoke(context: bigint): void {
+    this.windows.delete(context);
+  }
+
+  /**
+   * Check an access of `length` bytes at `targetOffset` (an offset in the bound LMR) through
+   * `context`, by an endpoint of `pz`, needing `need` (REMOTE_READ or REMOTE_WRITE).
+   */
+  check(context: bigint, pz: ProtectionZone, targetOffset: bigint | number, length: number, need: number): RemoteAccessResult {
+    const w = this.windows.get(context);
+    if (w === undefined || w.pz !== pz) return DatStatus.PROTECTION_VIOLATION;
+    if (!Number.isSafeInteger(length) || length < 0) return DatStatus.PROTECTION_VIOLATION;
+    const offset = typeof targetOffset === 'bigint' ? targetOffset : BigInt(targetOffset);
+    const base = BigInt(w.base);
+    const end = base + BigInt(w.length);
+    if (offset < base || offset > end || BigInt(length) > end - offset) return DatStatus.PROTECTION_VIOLATION;
+    if ((w.access & need) !== need) return DatStatus.PRIVILEGES_VIOLATION;
+    return { bytes: w.bytes, start: Number(offset) };
+  }
+
+  private random(): bigint {
+    if (this.poolNext === POOL_SIZE) {
+      getRandomValues(this.pool);
+      this.poolNext = 0;
+    }
+    return this.pool[this.poolNext++];
+  }
+}
+
+export const REMOTE_RIGHTS = MemAccess.REMOTE_READ | MemAccess.REMOTE_WRITE;

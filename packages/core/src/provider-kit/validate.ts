@@ -1,0 +1,59 @@
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
+
+/** Argument checks shared by every provider, so each bad input gets the same status and wording. */
+
+export function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null) return 'null';
+  if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
+  return String(value);
+}
+
+export function invalidParameter(argument: string, message: string): DatError {
+  return new DatError(DatStatus.INVALID_PARAMETER, `${argument}: ${message}`, { argument });
+}
+
+/** A safe integer in `[min, max]`, else INVALID_PARAMETER (or `status`) naming the argument and range. */
+export function requireInteger(value: unknown, argument: string, min: number, max: number, status = DatStatus.INVALID_PARAMETER): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new DatError(status, `${argument} must be an integer in [${min}, ${max}], got ${describe(value)}`, { argument });
+  }
+  return value;
+}
+
+export function requireBytes(value: unknown, argument: string, maxLength: number): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a Uint8Array, got ${describe(value)}`, { argument });
+  }
+  if (value.length > maxLength) {
+    throw new DatError(DatStatus.LENGTH_ERROR, `${argument} is ${value.length} bytes; at most ${maxLength} allowed`, { argument });
+  }
+  return value;
+}
+
+export function requireFunction(value: unknown, argument: string): void {
+  if (typeof value !== 'function') throw invalidParameter(argument, `must be a function, got ${describe(value)}`);
+}
+
+export function requireObject(value: unknown, argument: string): asserts value is object {
+  if (typeof value !== 'object' || value === null) throw invalidParameter(argument, `must be an object, got ${describe(value)}`);
+}
+
+/** A handle that must be one of `owner`'s objects and not freed. */
+export function requireHandle<T extends { readonly freed: boolean }>(
+  value: unknown,
+  argument: string,
+  isKind: (v: unknown) => v is T,
+  kind: string,
+  subtype: string,
+): T {
+  if (!isKind(value)) {
+    throw new DatError(DatStatus.INVALID_HANDLE, `${argument} must be a ${kind} of this IA, got ${describe(value)}`, { argument, subtype });
+  }
+  if (value.freed) {
+    throw new DatError(DatStatus.INVALID_HANDLE, `${argument}: this ${kind} has been freed`, { argument, subtype });
+  }
+  return value;
+}

@@ -1,0 +1,31 @@
+/**
+ * A rank's place in its job (DESIGN §5): who it is, the job's key-value space, and its clock.
+ * Implemented by `SingletonRuntime`, `PmiRuntime` and the simulator's per-rank runtime.
+ */
+export interface Runtime {
+  readonly rank: number;
+  readonly size: number;
+  readonly clock: Clock;
+  /** Publish a value; others see it after the next `fence()`. Values must be printable without spaces. */
+  put(key: string, value: string): Promise<void>;
+  /** Collective: makes every `put` before it visible to every rank. */
+  fence(): Promise<void>;
+  /** Read a published value; rejects if the key is unknown. */
+  get(key: string): Promise<string>;
+  barrier(): Promise<void>;
+  /** End the whole job with `code`; never returns. */
+  abort(code: number, message: string): Promise<never>;
+  finalize(): Promise<void>;
+}
+
+/** Wall-clock time, or the rank's virtual time under the simulator. */
+export interface Clock {
+  /** Seconds since an arbitrary origin (the MPI_Wtime contract). */
+  now(): number;
+  /** Resolution of `now()`, in seconds. */
+  readonly tick: number;
+  /** Account `ns` nanoseconds of CPU work to this rank (no-op on wall-clock time). */
+  charge(ns: number): void;
+  /** Account a memory copy of `bytes` at the machine's copy speed (no-op on wall-clock time). */
+  chargeCopy(bytes: number): void;
+}

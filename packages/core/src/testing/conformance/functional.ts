@@ -1,0 +1,11 @@
+import type { Harness } from './harness.js';
+import { registerConnectionTests } from './functional-connection.js';
+import { registerRdmaTests } from './functional-rdma.js';
+import { registerSendTests } from './functional-send.js';
+
+/** Two IAs of one job: connection management and every DTO. */
+export function registerFunctionalTests(h: Harness): void {
+  registerConnectionTests(h);
+  registerSendTests(h);
+  registerRdmaTests(h);
+}

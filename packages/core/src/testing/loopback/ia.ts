@@ -1,0 +1,64 @@
+import { timingSafeEqual } from 'node:crypto';
+import { DatError } from '../../dat/errors.js';
+import { DatStatus } from '../../dat/status.js';
+import type { EndpointAttributes } from '../../dat/endpoint.js';
+import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '../../provider-kit/index.js';
+import { LoopbackEndpoint } from './ep.js';
+import type { LoopbackFabric } from './fabric.js';
+import { LoopbackPsp } from './psp.js';
+
+const FIRST_ANY_CONN_QUAL = 1024;
+
+export class LoopbackIa extends IaBase {
+  private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
+
+  constructor(
+    init: IaBaseInit,
+    readonly fabric: LoopbackFabric,
+    private readonly jobKey: Uint8Array,
+  ) {
+    super(init);
+    fabric.attach(this);
+  }
+
+  sameJobAs(other: LoopbackIa): boolean {
+    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
+  }
+
+  override validateAddress(address: string): void {
+    if (!address.startsWith('loop:')) {
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like loop:<n>, got ${JSON.stringify(address)}`, { argument: 'address' });
+    }
+  }
+
+  protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
+    if (connQual === undefined) {
+      for (;;) {
+        const psp = new LoopbackPsp(this, this.nextAnyConnQual++, evd);
+        if (this.fabric.bind(psp)) return psp;
+        evd.release();
+      }
+    }
+    const psp = new LoopbackPsp(this, connQual, evd);
+    if (!this.fabric.bind(psp)) {
+      evd.release();
+      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
+    }
+    return psp;
+  }
+
+  protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): LoopbackEndpoint {
+    return new LoopbackEndpoint(this, pz, evds, attributes);
+  }
+
+  /** Vanish as a killed process would: peers see `connection-broken`, nothing here raises events. */
+  async crash(): Promise<void> {
+    for (const ep of this.liveEndpoints()) (ep as LoopbackEndpoint).crash();
+    await this.close();
+  }
+
+  protected async shutdown(): Promise<void> {
+    this.fabric.detach(this);
+  }
+
+}

@@ -1,0 +1,54 @@
+import { createServer, isIP } from 'node:net';
+import { DatError, DatStatus, type EndpointAttributes } from '@dapl/core';
+import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import type { ConnectionOptions } from './connection.js';
+import { TcpEndpoint } from './ep.js';
+import type { TcpParameters } from './params.js';
+import { TcpPsp } from './psp.js';
+
+const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
+
+/** A tcp IA: its address is the host it listens on; a PSP is a listening port. */
+export class TcpIa extends IaBase {
+  constructor(
+    init: IaBaseInit,
+    readonly params: TcpParameters,
+    private readonly jobKey: Uint8Array,
+  ) {
+    super(init);
+  }
+
+  connectionOptions(): ConnectionOptions {
+    return { jobKey: this.jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: this.params.copyThreshold, logger: this.logger };
+  }
+
+  override validateAddress(address: string): void {
+    if (isIP(address) === 0 && !HOST_NAME.test(address)) {
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must be an IP address or host name, got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
+    }
+  }
+
+  protected listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
+    const server = createServer({ noDelay: true, keepAlive: this.params.keepAliveMs > 0, keepAliveInitialDelay: this.params.keepAliveMs });
+    return new Promise((resolve, reject) => {
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EADDRINUSE') reject(new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} (port) is already in use on ${this.address}`, { argument: 'connQual' }));
+        else if (err.code === 'EACCES') reject(new DatError(DatStatus.PRIVILEGES_VIOLATION, `not permitted to listen on port ${connQual}`, { argument: 'connQual' }));
+        else reject(new DatError(DatStatus.INSUFFICIENT_RESOURCES, `cannot listen on ${this.address}:${connQual ?? 0}: ${err.message}`, { argument: 'connQual', cause: err }));
+      });
+      server.listen({ host: this.params.interface, port: connQual ?? 0, exclusive: true }, () => {
+        server.removeAllListeners('error');
+        server.on('error', (err) => this.logger.warn({ err }, 'listener error'));
+        const address = server.address();
+        const port = typeof address === 'object' && address !== null ? address.port : connQual!;
+        resolve(new TcpPsp(this, port, evd, server));
+      });
+    });
+  }
+
+  protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): TcpEndpoint {
+    return new TcpEndpoint(this, pz, evds, attributes);
+  }
+
+  protected async shutdown(): Promise<void> {}
+}

@@ -1,0 +1,25 @@
+import type { ParameterSpec } from '@dapl/core';
+import { resolveProviderParameters } from '@dapl/core/provider-kit';
+
+/** Runtime parameters of the tcp provider (`DAPL_TCP_<NAME>`, `tcp.<name>` in dapl.config.json). */
+export const TCP_PARAMETERS: readonly ParameterSpec[] = [
+  { name: 'interface', type: 'string', default: '127.0.0.1', help: 'address to listen on and to advertise to peers (an IP address or host name)' },
+  { name: 'connectTimeoutMs', type: 'integer', default: 10_000, min: 1, max: 600_000, help: 'default time an active connect may take before connection-timed-out' },
+  { name: 'handshakeTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'time a client has to authenticate before the server drops it' },
+  { name: 'copyThreshold', type: 'integer', default: 4096, min: 0, max: 65_536, help: 'payloads up to this size are copied into the coalescing output buffer; larger ones are written from the caller\'s memory' },
+  { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
+  { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables), so a vanished host turns into connection-broken' },
+];
+
+export interface TcpParameters {
+  readonly interface: string;
+  readonly connectTimeoutMs: number;
+  readonly handshakeTimeoutMs: number;
+  readonly copyThreshold: number;
+  readonly maxMessageSize: number;
+  readonly keepAliveMs: number;
+}
+
+export function resolveTcpParameters(raw: Readonly<Record<string, unknown>> | undefined): TcpParameters {
+  return resolveProviderParameters('tcp', TCP_PARAMETERS, raw) as unknown as TcpParameters;
+}

@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { networkInterfaces } from 'node:os';
+import { pino } from 'pino';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, type DatProvider, type IaOptions } from '@dapl/core';
+import { effectiveCapabilities } from '@dapl/core/provider-kit';
+import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
+import { TcpIa } from './ia.js';
+import { resolveTcpParameters, TCP_PARAMETERS } from './params.js';
+
+/** Used when neither the options nor DAPL_JOB_KEY name a key: IAs of this process can reach each other. */
+const processJobKey = randomBytes(32);
+
+function jobKeyFrom(options: IaOptions): Uint8Array {
+  if (options.jobKey !== undefined) {
+    if (!(options.jobKey instanceof Uint8Array) || options.jobKey.length < 16) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, 'options.jobKey must be a Uint8Array of at least 16 bytes', { argument: 'options.jobKey' });
+    }
+    return options.jobKey;
+  }
+  const fromEnv = process.env.DAPL_JOB_KEY;
+  if (fromEnv !== undefined && fromEnv !== '') {
+    const bytes = /^[0-9a-fA-F]+$/.test(fromEnv) ? Buffer.from(fromEnv, 'hex') : Buffer.from(fromEnv, 'base64url');
+    if (bytes.length < 16) throw new DatError(DatStatus.INVALID_PARAMETER, 'DAPL_JOB_KEY must hold at least 16 bytes (hex or base64url)', { argument: 'DAPL_JOB_KEY' });
+    return new Uint8Array(bytes);
+  }
+  return processJobKey;
+}
+
+function advertised(iface: string): string {
+  if (iface !== '0.0.0.0' && iface !== '::') return iface;
+  for (const addrs of Object.values(networkInterfaces())) {
+    for (const a of addrs ?? []) if (!a.internal && a.family === 'IPv4') return a.address;
+  }
+  return '127.0.0.1';
+}
+
+/** The tcp provider: DAT over real TCP sockets between processes and hosts. */
+export const tcpProvider: DatProvider = {
+  [DAT_PROVIDER_BRAND]: true,
+  name: 'tcp',
+  apiVersion: DAT_PROVIDER_API_VERSION,
+  description: 'DAT over TCP sockets (node:net): authenticated connections, framed sends, RDMA emulated at the target',
+  capabilities: TCP_CAPABILITIES,
+  parameters: TCP_PARAMETERS,
+  async openIa(options: IaOptions = {}) {
+    const params = resolveTcpParameters(options.parameters);
+    const logger = options.logger ?? pino({ level: 'silent' });
+    const address = advertised(params.interface);
+    return new TcpIa(
+      {
+        provider: tcpProvider,
+        name: options.name ?? 'tcp0',
+        address,
+        limits: tcpLimits(params),
+        capabilities: effectiveCapabilities(TCP_CAPABILITIES.dto, options.capabilities),
+        parameters: params as unknown as Record<string, unknown>,
+        logger: logger.child({ component: 'provider-tcp:Ia' }),
+        defaultConnectTimeoutMs: params.connectTimeoutMs,
+      },
+      params,
+      jobKeyFrom(options),
+    );
+  },
+};

@@ -1,0 +1,83 @@
+import type { Server, Socket } from 'node:net';
+import { ConnectionRequestBase, PspBase, type EvdQueue } from '@dapl/core/provider-kit';
+import { TcpConnection } from './connection.js';
+import type { TcpEndpoint } from './ep.js';
+import type { TcpIa } from './ia.js';
+
+/** A listening socket; conn-qual = port. Clients are authenticated before a CR event is raised. */
+export class TcpPsp extends PspBase {
+  declare readonly ia: TcpIa;
+  private readonly pending = new Set<TcpConnection>();
+
+  constructor(ia: TcpIa, connQual: number, evd: EvdQueue, private readonly server: Server) {
+    super(ia, connQual, evd);
+    server.on('connection', (socket) => this.onSocket(socket));
+  }
+
+  private onSocket(socket: Socket): void {
+    if (this.freed) {
+      socket.destroy();
+      return;
+    }
+    const { handshakeTimeoutMs } = this.ia.params;
+    const timer = setTimeout(() => conn.destroy(), handshakeTimeoutMs);
+    timer.unref();
+    const conn: TcpConnection = new TcpConnection(socket, 'server', this.ia.connectionOptions(), {
+      hello: (hello) => {
+        clearTimeout(timer);
+        if (hello.connQual !== this.connQual) {
+          conn.destroy();
+          return;
+        }
+        const cr = new TcpConnectionRequest(this, conn, hello.address, hello.privateData);
+        conn.rebind({ closed: (_graceful, reason) => cr.lost(reason) });
+        this.raiseRequest(cr);
+      },
+      closed: () => {
+        clearTimeout(timer);
+        this.pending.delete(conn);
+      },
+    }, (d) => this.ia.adjustBuffered(d));
+    this.pending.add(conn);
+  }
+
+  protected onFree(): void {
+    this.server.close();
+    for (const conn of this.pending) conn.destroy();
+    this.pending.clear();
+  }
+}
+
+export class TcpConnectionRequest extends ConnectionRequestBase<TcpEndpoint> {
+  private lostReason: string | undefined;
+  private waiting: TcpEndpoint | undefined;
+
+  constructor(
+    psp: TcpPsp,
+    private readonly conn: TcpConnection,
+    remoteAddress: string,
+    privateData: Uint8Array,
+  ) {
+    super(psp, remoteAddress, privateData);
+  }
+
+  /** The client vanished before the consumer answered. */
+  lost(reason: string): void {
+    this.lostReason = reason;
+    this.waiting?.adoptionFailed(reason);
+  }
+
+  protected doAccept(ep: TcpEndpoint, privateData: Uint8Array): void {
+    if (this.lostReason !== undefined) {
+      const reason = this.lostReason;
+      queueMicrotask(() => ep.adoptionFailed(`the client went away before the accept: ${reason}`));
+      return;
+    }
+    this.waiting = ep;
+    queueMicrotask(() => ep.adoptServerConnection(this.conn, privateData, this.remoteAddress));
+  }
+
+  protected doReject(privateData: Uint8Array): void {
+    if (this.lostReason === undefined) this.conn.reject(privateData);
+  }
+}
