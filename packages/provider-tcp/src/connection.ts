@@ -78,10 +78,11 @@ export class TcpConnection {
     private readonly adjustBuffered: (delta: number) => void,
   ) {
     this.phase = role === 'client' ? Phase.ClientAwaitChallenge : Phase.ServerAwaitHello;
-    this.decoder = new TcpFrameDecoder({ maxPayload: options.maxPayload }, {
-      onFrame: (h) => this.onFrame(h),
-      onError: (message) => this.fail(`protocol error: ${message}`),
-    });
+    this.decoder = new TcpFrameDecoder(
+      { maxPayload: options.maxPayload },
+      { onFrame: (h) => this.onFrame(h), onError: (message) => this.fail(`protocol error: ${message}`) },
+      { reuseHeader: true },
+    );
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { encodeHeader, HEADER_SIZE, type HeaderFields } from './wire/index.js';
+import { HEADER_SIZE, writeHeader, type FrameType } from './wire/index.js';
 
 const SLAB_SIZE = 64 * 1024;
 
@@ -30,27 +30,40 @@ export class FrameWriter {
     return this.accepting;
   }
 
-  header(fields: HeaderFields): void {
+  /** Positional, so the per-frame path allocates nothing; values come from the provider itself. */
+  header(type: FrameType, flags: number, status: number, payloadLength: number, seq: number, ack: number, aux: number, rmrContext: bigint, targetOffset: bigint): void {
     this.reserve(HEADER_SIZE);
-    this.pos = encodeHeader(this.slab, this.pos, fields);
+    this.pos = writeHeader(this.slab, this.pos, type, flags, status, payloadLength, seq, ack, aux, rmrContext, targetOffset);
   }
 
-  payload(view: Uint8Array): void {
-    if (view.length === 0) return;
-    if (view.length <= this.copyThreshold) {
-      this.reserve(view.length);
-      this.slab.set(view, this.pos);
-      this.pos += view.length;
+  /** `length` bytes of `source` from `offset`: copied when small, else queued as a view. */
+  payload(source: Uint8Array, offset: number, length: number): void {
+    if (length === 0) return;
+    if (length <= this.copyThreshold) {
+      this.reserve(length);
+      const slab = this.slab;
+      const at = this.pos;
+      if (length <= 64) {
+        // A loop beats creating a view for set() at these sizes.
+        for (let i = 0; i < length; i++) slab[at + i] = source[offset + i];
+      } else {
+        slab.set(source.subarray(offset, offset + length), at);
+      }
+      this.pos += length;
       return;
     }
     this.flushSlab();
-    if (!this.socket.write(view)) this.accepting = false;
+    this.queue(source.subarray(offset, offset + length));
   }
 
   end(): boolean {
     this.flushSlab();
     this.socket.uncork();
     return this.accepting;
+  }
+
+  private queue(chunk: Uint8Array): void {
+    if (!this.socket.write(chunk)) this.accepting = false;
   }
 
   private reserve(n: number): void {
@@ -64,7 +77,7 @@ export class FrameWriter {
 
   private flushSlab(): void {
     if (this.pos === this.start) return;
-    if (!this.socket.write(this.slab.subarray(this.start, this.pos))) this.accepting = false;
+    this.queue(this.slab.subarray(this.start, this.pos));
     this.start = this.pos;
   }
 }

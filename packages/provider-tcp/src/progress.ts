@@ -1,8 +1,9 @@
 import type { Socket } from 'node:net';
 import type { DatStatus} from '@dapl/core';
 import { DtoStatus, MemAccess } from '@dapl/core';
-import { Fifo, IovWriter, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
+import { defer, Fifo, IovWriter, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
 import type { FrameSink } from '@dapl/core/provider-kit';
+import type { Iov } from '@dapl/core';
 import { MAX_QUEUED_RESPONSES } from './attr.js';
 import { ProtocolError } from './protocol-error.js';
 import { FrameWriter } from './output.js';
@@ -40,6 +41,9 @@ function nextSeq(seq: number): number {
   return seq === 0xffff_ffff ? 1 : seq + 1;
 }
 
+/** Microtask turns a lone ACK waits for a reply to carry it instead. */
+const ACK_DEFER_HOPS = 4;
+
 const DISCARD: FrameSink = { write() {}, end() {} };
 
 /**
@@ -66,15 +70,21 @@ export class DataPath {
   private lastSentSeq = 0;
   private flushScheduled = false;
   private ackFlushScheduled = false;
+  private ackHopsLeft = 0;
   private blocked = false;
   private closing = false;
   private closed = false;
   /** Why incoming frames are paused, if they are. */
   private stall: 'recv' | 'evd' | 'responses' | undefined;
+  // One sink of each kind, reused: a decoder streams one payload at a time.
+  private readonly recvSink = new RecvSink(this);
+  private readonly writeSink = new WriteSink(this);
+  private readonly refusedSink = new RefusedSink(this);
+  private readonly readResponseSink = new ReadResponseSink(this);
 
   constructor(
     private readonly socket: Socket,
-    private readonly host: DataPathHost,
+    readonly host: DataPathHost,
     copyThreshold: number,
     private readonly resumeInput: () => void,
   ) {
@@ -105,23 +115,36 @@ export class DataPath {
     this.responses.drain();
   }
 
+  private readonly flushTask = (): void => {
+    this.flushScheduled = false;
+    this.flush();
+  };
+
+  /**
+   * A lone ACK waits a few microtask turns, so that a reply the consumer posts from its
+   * continuation (EVD notify, or `await evd.wait()` and a few promise hops) carries it instead.
+   * Microtasks, not setImmediate: no extra C++-to-JS callback per received message.
+   */
+  private readonly ackTask = (): void => {
+    if (--this.ackHopsLeft > 0) {
+      defer(this.ackTask);
+      return;
+    }
+    this.ackFlushScheduled = false;
+    if (this.ackOwed) this.flush();
+  };
+
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    queueMicrotask(() => {
-      this.flushScheduled = false;
-      this.flush();
-    });
+    defer(this.flushTask);
   }
 
-  /** A lone ACK waits a turn of the event loop, so a reply the consumer posts meanwhile carries it. */
   private scheduleAck(): void {
     if (this.ackFlushScheduled) return;
     this.ackFlushScheduled = true;
-    setImmediate(() => {
-      this.ackFlushScheduled = false;
-      if (this.ackOwed) this.flush();
-    });
+    this.ackHopsLeft = ACK_DEFER_HOPS;
+    defer(this.ackTask);
   }
 
   private flush(): void {
@@ -129,8 +152,8 @@ export class DataPath {
     const w = this.writer;
     w.begin();
     for (let r = this.responses.shift(); r !== undefined; r = this.responses.shift()) {
-      w.header({ type: r.type, seq: r.seq, status: r.status, payloadLength: r.bytes?.length ?? 0 });
-      if (r.bytes !== undefined) w.payload(r.bytes);
+      w.header(r.type, 0, r.status, r.bytes?.length ?? 0, r.seq, 0, 0, 0n, 0n);
+      if (r.bytes !== undefined) w.payload(r.bytes, 0, r.bytes.length);
       if (!w.open) break;
     }
     if (this.responses.size === 0 && this.stall === 'responses') this.unstall();
@@ -140,11 +163,11 @@ export class DataPath {
       this.writeRequest(w, req);
     }
     if (this.ackOwed && w.open && this.responses.size === 0) {
-      w.header({ type: FrameType.ACK, flags: FrameFlag.ACK_VALID, ack: this.processedSeq });
+      w.header(FrameType.ACK, FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
       this.ackOwed = false;
     }
     if (this.closing && this.unsent.size === 0 && this.responses.size === 0 && w.open) {
-      w.header({ type: FrameType.DISCONNECT });
+      w.header(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0, 0n, 0n);
       this.closing = false;
       w.end();
       this.socket.end();
@@ -160,20 +183,21 @@ export class DataPath {
     const isRead = type === FrameType.READ_REQ;
     const remote = req.remote;
     const flags = this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID;
-    w.header({
+    w.header(
       type,
       flags,
-      seq: req.seq,
-      ack: this.processedSeq,
-      payloadLength: isRead ? 0 : req.length,
-      aux: isRead ? req.length : req.immediate,
-      rmrContext: remote === undefined ? 0n : remote.rmrContext,
-      targetOffset: remote === undefined ? 0n : BigInt(remote.targetOffset),
-    });
+      0,
+      isRead ? 0 : req.length,
+      req.seq,
+      this.processedSeq,
+      isRead ? req.length : req.immediate,
+      remote === undefined ? 0n : remote.rmrContext,
+      remote === undefined ? 0n : BigInt(remote.targetOffset),
+    );
     this.ackOwed = false;
     this.lastSentSeq = req.seq;
     if (!isRead) {
-      for (const seg of req.iov) if (seg.length > 0) w.payload(seg.lmr.bytes.subarray(seg.offset, seg.offset + seg.length));
+      for (const seg of req.iov) w.payload(seg.lmr.bytes, seg.offset, seg.length);
     }
   }
 
@@ -219,17 +243,20 @@ export class DataPath {
     if (h.seq !== this.expectedSeq) throw new ProtocolError(`request sequence ${h.seq} where ${this.expectedSeq} was due`);
   }
 
-  private processed(seq: number): void {
+  /** @internal */
+  processed(seq: number): void {
     this.processedSeq = seq;
     this.expectedSeq = nextSeq(seq);
   }
 
-  private owe(): void {
+  /** @internal */
+  owe(): void {
     this.ackOwed = true;
     this.scheduleAck();
   }
 
-  private respond(seq: number, type: FrameType.READ_RESP | FrameType.NAK, status: number, bytes: Uint8Array | undefined): void {
+  /** @internal */
+  respond(seq: number, type: FrameType.READ_RESP | FrameType.NAK, status: number, bytes: Uint8Array | undefined): void {
     this.responses.push({ type, seq, status, bytes });
     this.scheduleFlush();
   }
@@ -241,27 +268,7 @@ export class DataPath {
       return 'pause';
     }
     const recv = this.host.takeRecv()!;
-    const seq = h.seq;
-    const length = h.payloadLength;
-    if (recv.length < length) {
-      return {
-        write() {},
-        end: () => {
-          this.host.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0);
-          this.processed(seq);
-          this.respond(seq, FrameType.NAK, NakStatus.REMOTE_LENGTH, undefined);
-        },
-      };
-    }
-    const writer = new IovWriter(recv.iov);
-    return {
-      write: (piece) => writer.write(piece),
-      end: () => {
-        this.host.completeRecv(recv, DtoStatus.SUCCESS, length);
-        this.processed(seq);
-        this.owe();
-      },
-    };
+    return this.recvSink.start(recv, h.seq, h.payloadLength);
   }
 
   private onWrite(h: TcpFrameHeader): FrameSink | 'pause' {
@@ -272,33 +279,10 @@ export class DataPath {
       this.host.onRecvEvdRoom(() => this.unstall());
       return 'pause';
     }
-    const seq = h.seq;
-    const length = h.payloadLength;
-    const grant = this.host.rmrTable.check(h.rmrContext, this.host.pz, h.targetOffset, length, MemAccess.REMOTE_WRITE);
-    if (typeof grant === 'string') {
-      // Refused before a byte is placed: the payload is read and dropped.
-      return {
-        write() {},
-        end: () => {
-          this.processed(seq);
-          this.respond(seq, FrameType.NAK, nakStatusFromDatStatus(grant), undefined);
-        },
-      };
-    }
-    const { bytes } = grant;
-    let at = grant.start;
-    const immediate = h.aux;
-    return {
-      write: (piece) => {
-        bytes.set(piece, at);
-        at += piece.length;
-      },
-      end: () => {
-        this.processed(seq);
-        if (withImmediate) this.host.raiseImmediate(immediate, length);
-        this.owe();
-      },
-    };
+    const grant = this.host.rmrTable.check(h.rmrContext, this.host.pz, h.targetOffset, h.payloadLength, MemAccess.REMOTE_WRITE);
+    // A refused write is read and dropped: not a byte is placed.
+    if (typeof grant === 'string') return this.refusedSink.start(h.seq, nakStatusFromDatStatus(grant));
+    return this.writeSink.start(grant.bytes, grant.start, h.seq, h.payloadLength, withImmediate, h.aux);
   }
 
   private onReadRequest(h: TcpFrameHeader): FrameSink | 'pause' {
@@ -321,11 +305,7 @@ export class DataPath {
     if (head === undefined || head.seq !== h.seq || head.op !== 'rdma-read' || head.length !== h.payloadLength) {
       throw new ProtocolError(`read response ${h.seq} of ${h.payloadLength} bytes matches no outstanding read`);
     }
-    const writer = new IovWriter(head.iov);
-    return {
-      write: (piece) => writer.write(piece),
-      end: () => this.host.completeRequest(DtoStatus.SUCCESS),
-    };
+    return this.readResponseSink.start(head.iov);
   }
 
   private onNak(h: TcpFrameHeader): FrameSink {
@@ -358,3 +338,119 @@ export class DataPath {
     return undefined;
   }
 }
+
+/** A SEND's payload into the oldest posted receive (or dropped with a NAK if it does not fit). */
+class RecvSink implements FrameSink {
+  private recv: PostedRecv | undefined;
+  private readonly writer = new IovWriter([]);
+  private seq = 0;
+  private length = 0;
+  private fits = true;
+
+  constructor(private readonly path: DataPath) {}
+
+  start(recv: PostedRecv, seq: number, length: number): FrameSink {
+    this.recv = recv;
+    this.seq = seq;
+    this.length = length;
+    this.fits = recv.length >= length;
+    if (this.fits) this.writer.reset(recv.iov);
+    return this;
+  }
+
+  write(piece: Uint8Array): void {
+    if (this.fits) this.writer.write(piece);
+  }
+
+  end(): void {
+    const recv = this.recv!;
+    this.recv = undefined;
+    const { path, seq } = this;
+    if (this.fits) {
+      path.host.completeRecv(recv, DtoStatus.SUCCESS, this.length);
+      path.processed(seq);
+      path.owe();
+    } else {
+      path.host.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0);
+      path.processed(seq);
+      path.respond(seq, FrameType.NAK, NakStatus.REMOTE_LENGTH, undefined);
+    }
+  }
+}
+
+/** An RDMA write's payload into the granted target window, then the doorbell if it has one. */
+class WriteSink implements FrameSink {
+  private bytes: Uint8Array = EMPTY;
+  private at = 0;
+  private seq = 0;
+  private length = 0;
+  private withImmediate = false;
+  private immediate = 0;
+
+  constructor(private readonly path: DataPath) {}
+
+  start(bytes: Uint8Array, at: number, seq: number, length: number, withImmediate: boolean, immediate: number): FrameSink {
+    this.bytes = bytes;
+    this.at = at;
+    this.seq = seq;
+    this.length = length;
+    this.withImmediate = withImmediate;
+    this.immediate = immediate;
+    return this;
+  }
+
+  write(piece: Uint8Array): void {
+    this.bytes.set(piece, this.at);
+    this.at += piece.length;
+  }
+
+  end(): void {
+    this.bytes = EMPTY;
+    this.path.processed(this.seq);
+    if (this.withImmediate) this.path.host.raiseImmediate(this.immediate, this.length);
+    this.path.owe();
+  }
+}
+
+/** The payload of a refused write: consumed, dropped, answered with a NAK. */
+class RefusedSink implements FrameSink {
+  private seq = 0;
+  private status = 0;
+
+  constructor(private readonly path: DataPath) {}
+
+  start(seq: number, status: number): FrameSink {
+    this.seq = seq;
+    this.status = status;
+    return this;
+  }
+
+  write(): void {}
+
+  end(): void {
+    this.path.processed(this.seq);
+    this.path.respond(this.seq, FrameType.NAK, this.status, undefined);
+  }
+}
+
+/** A read response into the head request's local iov. */
+class ReadResponseSink implements FrameSink {
+  private readonly writer = new IovWriter([]);
+
+  constructor(private readonly path: DataPath) {}
+
+  start(iov: Iov): FrameSink {
+    this.writer.reset(iov);
+    return this;
+  }
+
+  write(piece: Uint8Array): void {
+    this.writer.write(piece);
+  }
+
+  end(): void {
+    this.path.host.completeRequest(DtoStatus.SUCCESS);
+  }
+}
+
+const EMPTY = new Uint8Array(0);

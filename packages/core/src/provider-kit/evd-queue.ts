@@ -3,6 +3,7 @@ import { DatStatus } from '../dat/status.js';
 import type { DatEvent } from '../dat/events.js';
 import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
 import type { InterfaceAdapter } from '../dat/ia.js';
+import { defer } from './defer.js';
 import { Fifo } from './fifo.js';
 import { requireFunction, requireInteger } from './validate.js';
 
@@ -149,13 +150,15 @@ export class EvdQueue implements EventDispatcher {
     this.roomListeners.clear();
   }
 
+  private readonly notifyTask = (): void => {
+    this.notifyScheduled = false;
+    if (this.notify !== undefined && this.events.size > 0) this.notify(this);
+  };
+
   private scheduleNotify(): void {
     if (this.notify === undefined || this.notifyScheduled) return;
     this.notifyScheduled = true;
-    queueMicrotask(() => {
-      this.notifyScheduled = false;
-      if (this.notify !== undefined && this.events.size > 0) this.notify(this);
-    });
+    defer(this.notifyTask);
   }
 
   private signalRoom(): void {

@@ -30,6 +30,11 @@ export interface FrameFormat<H> {
   readonly headerSize: number;
   /** Parses exactly `headerSize` bytes (valid only during the call); must not throw. */
   parseHeader(bytes: Uint8Array): H | FrameError;
+  /**
+   * Optional fast path: parse the header where it lies, `headerSize` bytes at `offset` of an
+   * input chunk, so the common case (a whole header inside one read) copies nothing.
+   */
+  parseHeaderAt?(bytes: Uint8Array, offset: number): H | FrameError;
   payloadLength(header: H): number;
 }
 
@@ -230,18 +235,24 @@ export class FrameDecoder<H> {
     }
     const size = this.format.headerSize;
     const chunk = this.chunk;
-    const take = Math.min(size - this.headerFill, chunk.byteLength - this.pos);
-    // Copy byte by byte into the fixed buffer: no per-frame view or array.
-    for (let i = 0; i < take; i++) this.headerBuf[this.headerFill + i] = chunk[this.pos + i];
-    this.pos += take;
-    this.headerFill += take;
-    if (this.headerFill < size) return true;
-    this.headerFill = 0;
-
     let parsed: H | FrameError;
     let length: number;
+    const parseAt = this.format.parseHeaderAt;
     try {
-      parsed = this.format.parseHeader(this.headerBuf);
+      if (this.headerFill === 0 && parseAt !== undefined && chunk.byteLength - this.pos >= size) {
+        // The whole header is in this chunk: parse it in place.
+        parsed = parseAt.call(this.format, chunk, this.pos);
+        this.pos += size;
+      } else {
+        const take = Math.min(size - this.headerFill, chunk.byteLength - this.pos);
+        // Copy byte by byte into the fixed buffer: no per-frame view or array.
+        for (let i = 0; i < take; i++) this.headerBuf[this.headerFill + i] = chunk[this.pos + i];
+        this.pos += take;
+        this.headerFill += take;
+        if (this.headerFill < size) return true;
+        this.headerFill = 0;
+        parsed = this.format.parseHeader(this.headerBuf);
+      }
       if (isFrameError(parsed)) {
         this.fail(parsed.message);
         return false;

@@ -38,3 +38,4 @@ export {
   type FrameSink,
 } from './frame-decoder.js';
 export { concatBytes, constantTimeEqual, isU32, readU16, readU32, readU64, U64_MAX, writeU16, writeU32, writeU64 } from './bytes.js';
+export { defer } from './defer.js';

@@ -72,7 +72,15 @@ export class IovWriter {
   private within = 0;
   private placed = 0;
 
-  constructor(private readonly iov: Iov) {}
+  constructor(private iov: Iov) {}
+
+  /** Start over on another iov (a writer is reused per connection, not allocated per message). */
+  reset(iov: Iov): void {
+    this.iov = iov;
+    this.segment = 0;
+    this.within = 0;
+    this.placed = 0;
+  }
 
   get written(): number {
     return this.placed;
@@ -89,7 +97,7 @@ export class IovWriter {
         continue;
       }
       const n = Math.min(room, piece.length - from);
-      seg.lmr.bytes.set(piece.subarray(from, from + n), seg.offset + this.within);
+      seg.lmr.bytes.set(from === 0 && n === piece.length ? piece : piece.subarray(from, from + n), seg.offset + this.within);
       this.within += n;
       from += n;
     }

@@ -5,7 +5,7 @@
  *  16 u32 aux | 20 u32 reserved (0) | 24 u64 rmrContext | 32 u64 targetOffset
  */
 import { DatError, DatStatus } from '@dapl/core';
-import { FrameError, readU16, readU32, readU64, U64_MAX } from '@dapl/core/provider-kit';
+import { FrameError, U64_MAX } from '@dapl/core/provider-kit';
 import { FrameType, isControlFrame, isFrameType, KNOWN_FLAGS, mustHaveNoPayload } from './frame-type.js';
 import { isNakStatus } from './nak-status.js';
 
@@ -64,11 +64,44 @@ function put32(target: Uint8Array, at: number, value: number): void {
 
 function put64(target: Uint8Array, at: number, value: bigint): void {
   if (value === 0n) {
-    target.fill(0, at, at + 8);
+    // Most frames carry no RMR fields: skip BigInt arithmetic and Buffer.fill's argument checks.
+    put32(target, at, 0);
+    put32(target, at + 4, 0);
     return;
   }
   put32(target, at, Number(value & 0xffff_ffffn));
   put32(target, at + 4, Number(value >> 32n));
+}
+
+/**
+ * The hot-path writer: positional fields, no checks, no allocation. Callers pass values the
+ * provider itself produced (in range by construction); `encodeHeader` is the checked form.
+ */
+export function writeHeader(
+  target: Uint8Array,
+  offset: number,
+  type: FrameType,
+  flags: number,
+  status: number,
+  payloadLength: number,
+  seq: number,
+  ack: number,
+  aux: number,
+  rmrContext: bigint,
+  targetOffset: bigint,
+): number {
+  target[offset] = type;
+  target[offset + 1] = flags;
+  target[offset + 2] = status & 0xff;
+  target[offset + 3] = status >>> 8;
+  put32(target, offset + 4, payloadLength);
+  put32(target, offset + 8, seq);
+  put32(target, offset + 12, ack);
+  put32(target, offset + 16, aux);
+  put32(target, offset + 20, 0);
+  put64(target, offset + 24, rmrContext);
+  put64(target, offset + 32, targetOffset);
+  return offset + HEADER_SIZE;
 }
 
 /**
@@ -96,18 +129,7 @@ export function encodeHeader(target: Uint8Array, offset: number, fields: HeaderF
   const rmrContext = checkU64('rmrContext', fields.rmrContext ?? 0n);
   const targetOffset = checkU64('targetOffset', fields.targetOffset ?? 0n);
 
-  target[offset] = fields.type;
-  target[offset + 1] = flags;
-  target[offset + 2] = status & 0xff;
-  target[offset + 3] = status >>> 8;
-  put32(target, offset + 4, payloadLength);
-  put32(target, offset + 8, seq);
-  put32(target, offset + 12, ack);
-  put32(target, offset + 16, aux);
-  put32(target, offset + 20, 0);
-  put64(target, offset + 24, rmrContext);
-  put64(target, offset + 32, targetOffset);
-  return offset + HEADER_SIZE;
+  return writeHeader(target, offset, fields.type, flags, status, payloadLength, seq, ack, aux, rmrContext, targetOffset);
 }
 
 /** Checks `limits` once, when a decoder is configured. */
@@ -125,44 +147,73 @@ export function checkWireLimits(limits: WireLimits): void {
  * Returns a FrameError, never throws, for anything this version does not accept.
  */
 export function decodeHeader(bytes: Uint8Array, limits: WireLimits): TcpFrameHeader | FrameError {
-  if (bytes.byteLength < HEADER_SIZE) {
-    return new FrameError(`header has ${bytes.byteLength} bytes, needs ${HEADER_SIZE}`);
+  const header = emptyHeader();
+  const error = decodeHeaderInto(bytes, limits, header);
+  return error ?? header;
+}
+
+/** Unchecked little-endian reads for the decoder, which checked the length once. */
+function u32(bytes: Uint8Array, at: number): number {
+  return (bytes[at] | (bytes[at + 1] << 8) | (bytes[at + 2] << 16)) + bytes[at + 3] * 0x100_0000;
+}
+
+function u64(bytes: Uint8Array, at: number): bigint {
+  const lo = u32(bytes, at);
+  const hi = u32(bytes, at + 4);
+  if (lo === 0 && hi === 0) return 0n;
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}
+
+/** A header object for `decodeHeaderInto` to fill. */
+export function emptyHeader(): MutableTcpFrameHeader {
+  return { type: FrameType.ACK, flags: 0, status: 0, payloadLength: 0, seq: 0, ack: 0, aux: 0, rmrContext: 0n, targetOffset: 0n };
+}
+
+export type MutableTcpFrameHeader = { -readonly [K in keyof TcpFrameHeader]: TcpFrameHeader[K] };
+
+/**
+ * `decodeHeader` into a caller-owned object (one per connection: a decoder holds at most one
+ * header at a time), so the receive path allocates nothing per frame. Returns a FrameError, or
+ * undefined when `target` now holds the header.
+ */
+export function decodeHeaderInto(bytes: Uint8Array, limits: WireLimits, target: MutableTcpFrameHeader, offset = 0): FrameError | undefined {
+  if (bytes.byteLength - offset < HEADER_SIZE) {
+    return new FrameError(`header has ${bytes.byteLength - offset} bytes, needs ${HEADER_SIZE}`);
   }
-  const type = bytes[0];
+  const type = bytes[offset];
   if (!isFrameType(type)) return new FrameError(`unknown frame type ${type} (allowed 1..${FrameType.DISCONNECT})`);
   const name = FrameType[type];
-  const flags = bytes[1];
+  const flags = bytes[offset + 1];
   if ((flags & ~KNOWN_FLAGS) !== 0) {
     return new FrameError(`${name}: unknown flag bits 0x${flags.toString(16)} (allowed mask 0x${KNOWN_FLAGS.toString(16)})`);
   }
-  const status = readU16(bytes, 2);
+  const status = bytes[offset + 2] | (bytes[offset + 3] << 8);
   if (type === FrameType.NAK ? !isNakStatus(status) : status !== 0) {
     const allowed = type === FrameType.NAK ? 'NAK codes 1..4' : 'must be 0';
     return new FrameError(`${name}: status ${status} not allowed (${allowed})`);
   }
-  const reserved = readU32(bytes, 20);
+  const reserved = u32(bytes, offset + 20);
   if (reserved !== 0) return new FrameError(`${name}: reserved field is ${reserved}, must be 0`);
 
-  const payloadLength = readU32(bytes, 4);
+  const payloadLength = u32(bytes, offset + 4);
   const maxPayload = mustHaveNoPayload(type) ? 0 : isControlFrame(type) ? CONTROL_PAYLOAD_LIMIT : limits.maxPayload;
   if (payloadLength > maxPayload) {
     return new FrameError(`${name}: payload length ${payloadLength} exceeds the limit ${maxPayload}`);
   }
-  const aux = readU32(bytes, 16);
+  const aux = u32(bytes, offset + 16);
   if (type === FrameType.READ_REQ && aux > limits.maxPayload) {
     return new FrameError(`READ_REQ: read length ${aux} exceeds the limit ${limits.maxPayload}`);
   }
-  return {
-    type,
-    flags,
-    status,
-    payloadLength,
-    seq: readU32(bytes, 8),
-    ack: readU32(bytes, 12),
-    aux,
-    rmrContext: readU64(bytes, 24),
-    targetOffset: readU64(bytes, 32),
-  };
+  target.type = type;
+  target.flags = flags;
+  target.status = status;
+  target.payloadLength = payloadLength;
+  target.seq = u32(bytes, offset + 8);
+  target.ack = u32(bytes, offset + 12);
+  target.aux = aux;
+  target.rmrContext = u64(bytes, offset + 24);
+  target.targetOffset = u64(bytes, offset + 32);
+  return undefined;
 }
 
 /** A whole frame in a new array: header (payloadLength filled in) then payload. For set-up frames and tests. */

@@ -11,6 +11,10 @@ export {
   HEADER_SIZE,
   CONTROL_PAYLOAD_LIMIT,
   encodeHeader,
+  writeHeader,
+  decodeHeaderInto,
+  emptyHeader,
+  type MutableTcpFrameHeader,
   encodeFrame,
   decodeHeader,
   checkWireLimits,
@@ -44,4 +48,4 @@ export {
   verifyHelloProof,
   verifyAcceptProof,
 } from './auth.js';
-export { TcpFrameDecoder, tcpFrameFormat } from './tcp-frame-decoder.js';
+export { TcpFrameDecoder, tcpFrameFormat, type TcpFrameFormatOptions } from './tcp-frame-decoder.js';

@@ -1,7 +1,7 @@
 import { DatStatus, DtoStatus } from '../../dat/status.js';
 import { MemAccess } from '../../dat/memory.js';
 import { EpState } from '../../dat/endpoint.js';
-import { copyIov, EndpointBase, gatherInto, IovWriter, type DtoRequest } from '../../provider-kit/index.js';
+import { copyIov, defer, EndpointBase, gatherInto, IovWriter, type DtoRequest } from '../../provider-kit/index.js';
 import type { LoopbackIa } from './ia.js';
 import { LoopbackConnectionRequest } from './psp.js';
 
@@ -100,13 +100,15 @@ export class LoopbackEndpoint extends EndpointBase {
 
   // ---- data path --------------------------------------------------------------------------
 
+  private readonly pumpTask = (): void => {
+    this.pumpScheduled = false;
+    this.pump();
+  };
+
   private schedulePump(): void {
     if (this.pumpScheduled) return;
     this.pumpScheduled = true;
-    queueMicrotask(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
+    defer(this.pumpTask);
   }
 
   private pump(): void {
