@@ -87,6 +87,11 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
 
   /** @internal Called by the CR on accept: the connection is ours, the data path starts. */
   adoptServerConnection(conn: TcpConnection, privateData: Uint8Array, remoteAddress: string): void {
+    if (this.state !== EpState.PASSIVE_CONNECTION_PENDING) {
+      // Freed, disconnected or timed out since the accept: the client must not see an ACCEPT.
+      conn.destroy();
+      return;
+    }
     this.connection = conn;
     conn.rebind({ closed: (graceful, reason) => this.onClosed(conn, graceful, reason) });
     this.data = conn.accept(privateData, this);

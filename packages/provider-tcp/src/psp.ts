@@ -41,6 +41,11 @@ export class TcpPsp extends PspBase {
     this.pending.add(conn);
   }
 
+  /** An accepted or rejected request's connection is no longer the PSP's to close. */
+  release(conn: TcpConnection): void {
+    this.pending.delete(conn);
+  }
+
   protected onFree(): void {
     this.server.close();
     for (const conn of this.pending) conn.destroy();
@@ -68,6 +73,7 @@ export class TcpConnectionRequest extends ConnectionRequestBase<TcpEndpoint> {
   }
 
   protected doAccept(ep: TcpEndpoint, privateData: Uint8Array): void {
+    (this.psp as TcpPsp).release(this.conn);
     if (this.lostReason !== undefined) {
       const reason = this.lostReason;
       queueMicrotask(() => ep.adoptionFailed(`the client went away before the accept: ${reason}`));
@@ -78,6 +84,7 @@ export class TcpConnectionRequest extends ConnectionRequestBase<TcpEndpoint> {
   }
 
   protected doReject(privateData: Uint8Array): void {
+    (this.psp as TcpPsp).release(this.conn);
     if (this.lostReason === undefined) this.conn.reject(privateData);
   }
 }

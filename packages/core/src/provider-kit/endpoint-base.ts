@@ -141,8 +141,8 @@ export abstract class EndpointBase implements Endpoint {
 
   postRecv(iov: Iov, cookie: unknown): void {
     this.ia.checkOpen('postRecv');
+    this.checkNotFreed('postRecv');
     const state = this.epState;
-    if (state === EpState.FREED) transitionEp(state, 'connect');
     if (state === EpState.DISCONNECTED || state === EpState.DISCONNECT_PENDING) {
       throw new DatError(DatStatus.INVALID_STATE, `cannot postRecv on an endpoint in state ${state}`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
     }
@@ -298,8 +298,14 @@ export abstract class EndpointBase implements Endpoint {
   private checkPostable(op: string): void {
     this.ia.checkOpen(op);
     if (this.epState !== EpState.CONNECTED) {
-      if (this.epState === EpState.FREED) transitionEp(this.epState, 'connect');
+      this.checkNotFreed(op);
       throw new DatError(DatStatus.INVALID_STATE, `cannot ${op} on an endpoint in state ${this.epState}; it must be CONNECTED`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
+    }
+  }
+
+  private checkNotFreed(op: string): void {
+    if (this.epState === EpState.FREED) {
+      throw new DatError(DatStatus.INVALID_HANDLE, `cannot ${op}: the endpoint has been freed`, { argument: 'ep', subtype: 'DAT_INVALID_HANDLE_EP' });
     }
   }
 

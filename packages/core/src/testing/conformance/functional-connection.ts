@@ -209,6 +209,14 @@ export function registerConnectionTests(h: Harness): void {
     expect(server.recv.size + serverTwo.recv.size).toBe(0);
   });
 
+  h.test('freeing the PSP after accepting leaves the established connection working', [], async () => {
+    const pair = await connectPair(h);
+    pair.listener.psp.free();
+    await expectRoundTrip(h, pair.client, pair.server, 'after-psp-free');
+    await expectRoundTrip(h, pair.server, pair.client, 'back');
+    expect(pair.client.ep.state).toBe(EpState.CONNECTED);
+  });
+
   h.test('one EVD can serve every role of an endpoint', [], async () => {
     const [clientIa, serverIa] = await h.openPair();
     const ce = clientIa.createEvd();
