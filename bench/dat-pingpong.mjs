@@ -22,6 +22,8 @@ sockets doing the same exchange, in OSU format, with the DAT/raw ratio per size.
   --max-size BYTES  largest message (default 4194304)
   --rounds N        alternating DAT/raw rounds per size; medians are reported (default 5)
   --window N        messages in flight for bandwidth, as osu_bw (default 64)
+  --min-size BYTES  smallest message (default 1)
+  --only lat|bw     run only the latency or only the bandwidth part
   --quick           fewer iterations (a smoke run)
   -h, --help        this text`;
 
@@ -239,9 +241,9 @@ function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-function sizes(max) {
+function sizes(min, max) {
   const out = [];
-  for (let s = 1; s <= max; s *= 2) out.push(s);
+  for (let s = 1; s <= max; s *= 2) if (s >= min) out.push(s);
   return out;
 }
 
@@ -292,6 +294,8 @@ async function main() {
       rounds: { type: 'string', default: '5' },
       window: { type: 'string', default: '64' },
       quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      'min-size': { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
       echo: { type: 'boolean', default: false },
     },
@@ -302,9 +306,14 @@ async function main() {
   }
   if (values.echo) return echoMain();
   const maxSize = Number(values['max-size']);
+  const minSize = Number(values['min-size']);
+  if (values.only !== undefined && values.only !== 'lat' && values.only !== 'bw') {
+    process.stderr.write('dat-pingpong: --only must be lat or bw\n');
+    process.exit(2);
+  }
   const rounds = Number(values.rounds);
   const window = Number(values.window);
-  for (const [name, v, lo, hi] of [['--max-size', maxSize, 1, MAX], ['--rounds', rounds, 1, 101], ['--window', window, 1, 128]]) {
+  for (const [name, v, lo, hi] of [['--max-size', maxSize, 1, MAX], ['--min-size', minSize, 1, MAX], ['--rounds', rounds, 1, 101], ['--window', window, 1, 128]]) {
     if (!Number.isInteger(v) || v < lo || v > hi) {
       process.stderr.write(`dat-pingpong: ${name} must be an integer in [${lo}, ${hi}]\n`);
       process.exit(2);
@@ -330,19 +339,21 @@ async function main() {
   const rawBw = await RawPeer.connect(info.rawPorts[1]);
 
   await warmUp(datLat, rawLat, datBw, rawBw, values.quick);
-  process.stdout.write(`# dapl.ts DAT ping-pong, tcp provider vs raw Node sockets, two processes on ${info.address}\n`);
-  process.stdout.write(`# medians of ${rounds} alternating rounds; latency = half round trip\n`);
-  process.stdout.write(`# ${pad('Size', 10)}${pad('DAT (us)', 14)}${pad('raw (us)', 14)}DAT/raw\n`);
-  for (const size of sizes(maxSize)) {
+  const runLat = values.only !== 'bw';
+  const runBw = values.only !== 'lat';
+  if (runLat) process.stdout.write(`# dapl.ts DAT ping-pong, tcp provider vs raw Node sockets, two processes on ${info.address}\n`);
+  if (runLat) process.stdout.write(`# medians of ${rounds} alternating rounds; latency = half round trip\n`);
+  if (runLat) process.stdout.write(`# ${pad('Size', 10)}${pad('DAT (us)', 14)}${pad('raw (us)', 14)}DAT/raw\n`);
+  for (const size of runLat ? sizes(minSize, maxSize) : []) {
     const iters = latencyIters(size, values.quick);
     await datLat.latency(size, Math.max(2, iters / 4));
     await rawLat.latency(size, Math.max(2, iters / 4));
     const [d, r] = await compare(rounds, () => datLat.latency(size, iters), () => rawLat.latency(size, iters));
     process.stdout.write(`${pad(size, 12)}${pad(fix(d), 14)}${pad(fix(r), 14)}${fix(d / r)}\n`);
   }
-  process.stdout.write(`\n# dapl.ts DAT streaming bandwidth (window ${window}), tcp provider vs raw Node sockets\n`);
-  process.stdout.write(`# ${pad('Size', 10)}${pad('DAT (MB/s)', 14)}${pad('raw (MB/s)', 14)}DAT/raw\n`);
-  for (const size of sizes(maxSize)) {
+  if (runBw) process.stdout.write(`\n# dapl.ts DAT streaming bandwidth (window ${window}), tcp provider vs raw Node sockets\n`);
+  if (runBw) process.stdout.write(`# ${pad('Size', 10)}${pad('DAT (MB/s)', 14)}${pad('raw (MB/s)', 14)}DAT/raw\n`);
+  for (const size of runBw ? sizes(minSize, maxSize) : []) {
     const iters = bandwidthIters(size, values.quick);
     await datBw.bandwidth(size, Math.max(1, iters / 4), window);
     await rawBw.bandwidth(size, Math.max(1, iters / 4), window);

@@ -24,7 +24,10 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
   // ---- kit hooks ----------------------------------------------------------------------------
 
   protected startConnect(address: string, connQual: number, privateData: Uint8Array): void {
-    const socket = netConnect({ host: address, port: connQual });
+    const { writeBufferBytes, keepAliveMs } = this.ia.params;
+    // Node passes writableHighWaterMark on to the socket; @types/node 20 does not declare it.
+    const highWaterMark: object = { writableHighWaterMark: writeBufferBytes };
+    const socket = netConnect({ host: address, port: connQual, keepAlive: keepAliveMs > 0, keepAliveInitialDelay: keepAliveMs, ...highWaterMark });
     let connected = false;
     socket.once('connect', () => {
       connected = true;

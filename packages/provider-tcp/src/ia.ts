@@ -29,7 +29,13 @@ export class TcpIa extends IaBase {
   }
 
   protected listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
-    const server = createServer({ noDelay: true, keepAlive: this.params.keepAliveMs > 0, keepAliveInitialDelay: this.params.keepAliveMs });
+    const server = createServer({
+      noDelay: true,
+      keepAlive: this.params.keepAliveMs > 0,
+      keepAliveInitialDelay: this.params.keepAliveMs,
+      // Accepted sockets take one mark for both directions; reading stops at frame level anyway.
+      highWaterMark: this.params.writeBufferBytes,
+    });
     return new Promise((resolve, reject) => {
       server.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EADDRINUSE') reject(new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} (port) is already in use on ${this.address}`, { argument: 'connQual' }));

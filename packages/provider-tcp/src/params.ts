@@ -8,6 +8,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'handshakeTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'time a client has to authenticate before the server drops it' },
   { name: 'copyThreshold', type: 'integer', default: 4096, min: 0, max: 65_536, help: 'payloads up to this size are copied into the coalescing output buffer; larger ones are written from the caller\'s memory' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
+  { name: 'writeBufferBytes', type: 'integer', default: 256 * 1024, min: 16 * 1024, max: 64 * 1024 * 1024, help: 'bytes a connection may have queued in its socket before the provider stops producing frames until drain (the socket high-water mark)' },
   { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables), so a vanished host turns into connection-broken' },
 ];
 
@@ -17,6 +18,7 @@ export interface TcpParameters {
   readonly handshakeTimeoutMs: number;
   readonly copyThreshold: number;
   readonly maxMessageSize: number;
+  readonly writeBufferBytes: number;
   readonly keepAliveMs: number;
 }
 

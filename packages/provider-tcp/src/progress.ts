@@ -44,6 +44,9 @@ function nextSeq(seq: number): number {
 /** Microtask turns a lone ACK waits for a reply to carry it instead. */
 const ACK_DEFER_HOPS = 4;
 
+/** A long stream of requests asks for an acknowledgement at least this often (bytes). */
+const ACK_REQUEST_BYTES = 1024 * 1024;
+
 const DISCARD: FrameSink = { write() {}, end() {} };
 
 /**
@@ -71,9 +74,14 @@ export class DataPath {
   private flushScheduled = false;
   private ackFlushScheduled = false;
   private ackHopsLeft = 0;
+  /** The peer flagged a request it wants acknowledged (and no frame of ours has carried the ack yet). */
+  private ackRequested = false;
+  private bytesSinceAckRequest = 0;
   private blocked = false;
   private closing = false;
   private closed = false;
+  /** Whether the frame being handled carries ACK_REQUEST (read by its sink at the end). */
+  frameRequestsAck = false;
   /** Why incoming frames are paused, if they are. */
   private stall: 'recv' | 'evd' | 'responses' | undefined;
   // One sink of each kind, reused: a decoder streams one payload at a time.
@@ -131,7 +139,7 @@ export class DataPath {
       return;
     }
     this.ackFlushScheduled = false;
-    if (this.ackOwed) this.flush();
+    if (this.ackOwed && this.ackRequested) this.flush();
   };
 
   private scheduleFlush(): void {
@@ -162,9 +170,10 @@ export class DataPath {
       if (req === undefined) break;
       this.writeRequest(w, req);
     }
-    if (this.ackOwed && w.open && this.responses.size === 0) {
+    if (this.ackOwed && this.ackRequested && w.open && this.responses.size === 0) {
       w.header(FrameType.ACK, FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
       this.ackOwed = false;
+      this.ackRequested = false;
     }
     if (this.closing && this.unsent.size === 0 && this.responses.size === 0 && w.open) {
       w.header(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0, 0n, 0n);
@@ -182,7 +191,15 @@ export class DataPath {
     const type = OP_FRAME[req.op];
     const isRead = type === FrameType.READ_REQ;
     const remote = req.remote;
-    const flags = this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID;
+    let flags = this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID;
+    if (!isRead) {
+      // Ask for an acknowledgement at the end of a burst, and at least every ACK_REQUEST_BYTES.
+      this.bytesSinceAckRequest += req.length;
+      if (this.unsent.size === 0 || this.bytesSinceAckRequest >= ACK_REQUEST_BYTES) {
+        flags |= FrameFlag.ACK_REQUEST;
+        this.bytesSinceAckRequest = 0;
+      }
+    }
     w.header(
       type,
       flags,
@@ -195,6 +212,7 @@ export class DataPath {
       remote === undefined ? 0n : BigInt(remote.targetOffset),
     );
     this.ackOwed = false;
+    this.ackRequested = false;
     this.lastSentSeq = req.seq;
     if (!isRead) {
       for (const seg of req.iov) w.payload(seg.lmr.bytes, seg.offset, seg.length);
@@ -205,6 +223,7 @@ export class DataPath {
 
   /** The decoder's consumer for frames after the handshake: a sink, 'pause', or an error message. */
   onFrame(h: TcpFrameHeader): FrameSink | 'pause' {
+    this.frameRequestsAck = (h.flags & FrameFlag.ACK_REQUEST) !== 0;
     if ((h.flags & FrameFlag.ACK_VALID) !== 0) {
       const problem = this.acknowledge(h.ack);
       if (problem !== undefined) throw new ProtocolError(problem);
@@ -249,10 +268,14 @@ export class DataPath {
     this.expectedSeq = nextSeq(seq);
   }
 
-  /** @internal */
-  owe(): void {
+  /**
+   * @internal A request was carried out: the next outgoing frame acknowledges it; a lone ACK
+   * goes out only if the initiator asked for one (ACK_REQUEST) and no reply carried it.
+   */
+  owe(requested: boolean): void {
     this.ackOwed = true;
-    this.scheduleAck();
+    if (requested) this.ackRequested = true;
+    if (this.ackRequested) this.scheduleAck();
   }
 
   /** @internal */
@@ -346,10 +369,12 @@ class RecvSink implements FrameSink {
   private seq = 0;
   private length = 0;
   private fits = true;
+  private requested = false;
 
   constructor(private readonly path: DataPath) {}
 
   start(recv: PostedRecv, seq: number, length: number): FrameSink {
+    this.requested = this.path.frameRequestsAck;
     this.recv = recv;
     this.seq = seq;
     this.length = length;
@@ -369,7 +394,7 @@ class RecvSink implements FrameSink {
     if (this.fits) {
       path.host.completeRecv(recv, DtoStatus.SUCCESS, this.length);
       path.processed(seq);
-      path.owe();
+      path.owe(this.requested);
     } else {
       path.host.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0);
       path.processed(seq);
@@ -386,10 +411,12 @@ class WriteSink implements FrameSink {
   private length = 0;
   private withImmediate = false;
   private immediate = 0;
+  private requested = false;
 
   constructor(private readonly path: DataPath) {}
 
   start(bytes: Uint8Array, at: number, seq: number, length: number, withImmediate: boolean, immediate: number): FrameSink {
+    this.requested = this.path.frameRequestsAck;
     this.bytes = bytes;
     this.at = at;
     this.seq = seq;
@@ -408,7 +435,7 @@ class WriteSink implements FrameSink {
     this.bytes = EMPTY;
     this.path.processed(this.seq);
     if (this.withImmediate) this.path.host.raiseImmediate(this.immediate, this.length);
-    this.path.owe();
+    this.path.owe(this.requested);
   }
 }
 

@@ -125,7 +125,7 @@ describe('TCP frame header validation', () => {
   it('rejects unknown types, flag bits, reserved bits and stray status', () => {
     expect(decodeError(mutate({ type: FrameType.SEND }, 0, 0))).toMatch(/unknown frame type 0/);
     expect(decodeError(mutate({ type: FrameType.SEND }, 0, 13))).toMatch(/unknown frame type 13/);
-    expect(decodeError(mutate({ type: FrameType.SEND }, 1, 0x02))).toMatch(/SEND: unknown flag bits 0x2/);
+    expect(decodeError(mutate({ type: FrameType.SEND }, 1, 0x04))).toMatch(/SEND: unknown flag bits 0x4/);
     expect(decodeError(mutate({ type: FrameType.SEND }, 23, 0x80))).toMatch(/reserved field is 2147483648/);
     expect(decodeError(mutate({ type: FrameType.SEND }, 2, 1))).toMatch(/SEND: status 1 not allowed \(must be 0\)/);
     expect(decodeError(headerBytes({ type: FrameType.NAK, status: 0 }))).toMatch(/NAK: status 0 not allowed/);
@@ -156,7 +156,7 @@ describe('TCP frame header validation', () => {
   it('throws DatError naming the field for unencodable values', () => {
     const cases: Array<[() => unknown, string]> = [
       [() => headerBytes({ type: 0 as FrameType }), 'fields.type'],
-      [() => headerBytes({ type: FrameType.SEND, flags: 2 }), 'fields.flags'],
+      [() => headerBytes({ type: FrameType.SEND, flags: 4 }), 'fields.flags'],
       [() => headerBytes({ type: FrameType.SEND, status: 0x10000 }), 'fields.status'],
       [() => headerBytes({ type: FrameType.SEND, payloadLength: -1 }), 'fields.payloadLength'],
       [() => headerBytes({ type: FrameType.SEND, seq: 2 ** 32 }), 'fields.seq'],

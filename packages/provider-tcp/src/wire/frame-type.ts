@@ -18,10 +18,16 @@ export enum FrameType {
 export const FrameFlag = {
   /** The `ack` field carries a cumulative acknowledgement. */
   ACK_VALID: 0x01,
+  /**
+   * The initiator wants an acknowledgement up to this request soon, even if the target has
+   * nothing to send back (InfiniBand's BTH AckReq bit). Set on the last request of a burst,
+   * so a stream of requests is acknowledged once per burst instead of once per read.
+   */
+  ACK_REQUEST: 0x02,
 } as const;
 
 /** Every flag bit this version understands; any other bit is a protocol error. */
-export const KNOWN_FLAGS = FrameFlag.ACK_VALID;
+export const KNOWN_FLAGS = FrameFlag.ACK_VALID | FrameFlag.ACK_REQUEST;
 
 export function isFrameType(value: number): value is FrameType {
   return Number.isInteger(value) && value >= FrameType.CHALLENGE && value <= FrameType.DISCONNECT;
