@@ -21,4 +21,31 @@ export * from './container/index.js';
 export { RootLogger, LoggerFactory, Runtime, DatProvider, InterfaceAdapter } from './container/tokens.js';
 export { SingletonRuntime, type SingletonRuntimeOptions } from './runtime/singleton-runtime.js';
 export { WallClock } from './runtime/wall-clock.js';
+export { createLocalJob, PMI_KEY_MAX, PMI_VALUE_MAX, type LocalJobOptions } from './runtime/local-job.js';
+export { resolveJobKey, JOB_KEY_KVS_KEY, GENERATED_JOB_KEY_BYTES } from './runtime/job-key.js';
+export { startConnections, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type Connections, type ConnectionsOptions } from './runtime/connections/index.js';
+export { runtimeFromEnvironment } from './runtime/runtime-from-environment.js';
+export {
+  PmiRuntime,
+  PmiServer,
+  PmiLineReader,
+  PmiWireError,
+  parsePmiLine,
+  formatPmiLine,
+  isPmiWireError,
+  readPmiEnvironment,
+  hasPmiEnvironment,
+  HYDRA_PMI_LIMITS,
+  PMI_MAX_LINE_BYTES,
+  type PmiRuntimeOptions,
+  type PmiServerOptions,
+  type PmiIdentity,
+  type PmiLimits,
+  type PmiMessage,
+  type PmiFieldsInput,
+  type PmiEnvironment,
+  type PmiLine,
+} from './runtime/pmi/index.js';
+export { Job, RunExitCode, parseRunArguments, type JobOutcome, type RunRequest } from './launcher/index.js';
+export { startJob, type DaplJob, type StartJobOptions } from './runtime/start-job.js';
 export { runCli, COMMANDS, ExitCode, UsageError, type CliCommand, type CliIo, type CliOption, type ParsedArgs, type TextSink, type RunCliOptions } from './cli/index.js';

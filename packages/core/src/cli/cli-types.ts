@@ -41,6 +41,11 @@ export interface CliCommand {
   readonly options: readonly CliOption[];
   /** Names of positional arguments, for help; none means positionals are a usage error. */
   readonly positionals?: readonly string[];
+  /**
+   * Options end at the first positional (as mpiexec's do): everything from the program on is
+   * passed on verbatim, so `dapl run -n 2 app.mjs -n 5` gives `-n 5` to the program.
+   */
+  readonly optionsEndAtFirstPositional?: boolean;
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 

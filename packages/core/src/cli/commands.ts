@@ -1,6 +1,7 @@
 import type { CliCommand } from './cli-types.js';
 import { infoCommand } from './info-command.js';
+import { runCommand } from './run-command.js';
 import { createHelpCommand } from './help-command.js';
 
-/** Every `dapl` subcommand; a new one (`run`) is a new row. */
-export const COMMANDS: readonly CliCommand[] = [infoCommand, createHelpCommand(() => COMMANDS)];
+/** Every `dapl` subcommand; a new one is a new row. */
+export const COMMANDS: readonly CliCommand[] = [infoCommand, runCommand, createHelpCommand(() => COMMANDS)];

@@ -51,14 +51,39 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
 function parseCommandArgs(command: CliCommand, args: readonly string[]): ParsedArgs {
   const options: NonNullable<ParseArgsConfig['options']> = {};
   for (const o of [...command.options, HELP_OPTION]) options[o.name] = o.short === undefined ? { type: o.type } : { type: o.type, short: o.short };
+  const [own, passedOn] = command.optionsEndAtFirstPositional === true ? splitAtFirstPositional(command, args) : [args, []];
   try {
-    const { values, positionals } = parseArgs({ args: [...args], options, strict: true, allowPositionals: (command.positionals ?? []).length > 0 });
-    return { values: values as ParsedArgs['values'], positionals };
+    const { values, positionals } = parseArgs({ args: [...own], options, strict: true, allowPositionals: (command.positionals ?? []).length > 0 });
+    return { values: values as ParsedArgs['values'], positionals: [...positionals, ...passedOn] };
   } catch (error) {
     // parseArgs throws TypeErrors with ERR_PARSE_ARGS_* codes: the command line is at fault.
     if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) throw new UsageError((error as Error).message, command.name);
     throw error;
   }
+}
+
+/** The command's own arguments, and the rest from the first positional on (a `--` is dropped). */
+function splitAtFirstPositional(command: CliCommand, args: readonly string[]): [readonly string[], readonly string[]] {
+  const longNameOf = new Map<string, string>();
+  for (const o of command.options) {
+    if (o.type !== 'string') continue;
+    longNameOf.set(`--${o.name}`, o.name);
+    if (o.short !== undefined) longNameOf.set(`-${o.short}`, o.name);
+  }
+  const own: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--') return [own, args.slice(i + 1)];
+    if (!arg.startsWith('-') || arg === '-') return [own, args.slice(i)];
+    const name = longNameOf.get(arg);
+    if (name !== undefined && i + 1 < args.length) {
+      // The value follows, whatever it looks like: `-n -1` is a bad value for -n, said by the command.
+      own.push(`--${name}=${args[++i]}`);
+      continue;
+    }
+    own.push(arg);
+  }
+  return [own, []];
 }
 
 function reportError(error: unknown, commandName: string | undefined, io: CliIo): number {

@@ -18,6 +18,8 @@ export interface CoreModuleInputs {
   readonly registry?: ProviderRegistryClass;
   /** Default: a pino logger on stderr at `config.logLevel`. */
   readonly rootLogger?: Logger;
+  /** Default: `config.jobKey` (from `DAPL_JOB_KEY`). */
+  readonly jobKey?: Uint8Array;
 }
 
 /** Core's bindings, all singletons. The provider and the IA are async: resolve them with `getAsync`. */
@@ -46,7 +48,7 @@ export function createCoreModule(inputs: CoreModuleInputs): ContainerModule {
     bind<InterfaceAdapter>(InterfaceAdapter)
       .toDynamicValue(async (ctx) => {
         const provider = await ctx.getAsync<DatProvider>(DatProvider);
-        const ia = await openInterfaceAdapter(provider, config, ctx.get<Runtime>(Runtime), ctx.get<RootLogger>(RootLogger));
+        const ia = await openInterfaceAdapter(provider, config, ctx.get<Runtime>(Runtime), ctx.get<RootLogger>(RootLogger), inputs.jobKey);
         ctx.get(OpenedInterfaceAdapters).add(ia);
         return ia;
       })

@@ -14,6 +14,8 @@ export interface CreateContainerOptions {
   readonly registry?: ProviderRegistry;
   /** Default: a pino logger on stderr at the configured level. */
   readonly rootLogger?: Logger;
+  /** The job secret the IA authenticates with. Default: `DAPL_JOB_KEY` (see `resolveJobKey` for jobs without it). */
+  readonly jobKey?: Uint8Array;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface CreateContainerOptions {
 export async function createContainer(config: DaplConfig, options: CreateContainerOptions = {}): Promise<Container> {
   const container = new Container({ defaultScope: 'Singleton' });
   await container.loadAsync(
-    createCoreModule({ config, runtime: options.runtime, registry: options.registry, rootLogger: options.rootLogger }),
+    createCoreModule({ config, runtime: options.runtime, registry: options.registry, rootLogger: options.rootLogger, jobKey: options.jobKey }),
     ...(options.modules ?? []),
   );
   return container;

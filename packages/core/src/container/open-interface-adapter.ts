@@ -9,13 +9,13 @@ import type { DaplConfig } from '../config/dapl-config.js';
  * job key from `DAPL_JOB_KEY`, the registry key as the IA name (as `dat_ia_open` takes the
  * dat.conf name), and a logger bound to the provider and rank.
  */
-export function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger): Promise<InterfaceAdapter> {
+export function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger, jobKey = config.jobKey): Promise<InterfaceAdapter> {
   const { values } = config.resolveSection(provider.name, provider.parameters);
   return provider.openIa(
     {
       name: config.providerKey,
       parameters: values,
-      jobKey: config.jobKey,
+      jobKey,
       logger: root.child({ provider: provider.name, rank: runtime.rank }),
     },
     runtime,

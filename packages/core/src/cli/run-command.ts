@@ -1,0 +1,146 @@
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { DaplConfig } from '../config/dapl-config.js';
+import { createProviderRegistry } from '../registry/create-provider-registry.js';
+import { createRootLogger } from '../logging/root-logger.js';
+import type { CliCommand } from './cli-types.js';
+import { RUN_EXIT_CODE_HELP, RunExitCode } from '../launcher/exit-codes.js';
+import { exitCodeOf } from '../launcher/job-outcome.js';
+import { Job, DEFAULT_GRACE_MS } from '../launcher/job.js';
+import { realLauncherClock, type LauncherClock } from '../launcher/launcher-clock.js';
+import { createNodePmiServer } from '../launcher/node-pmi-server.js';
+import type { CreatePmiServer } from '../launcher/pmi-server-port.js';
+import { jobEnvironment, newJobKey, PMI_FD_NUMBER } from '../launcher/rank-environment.js';
+import type { SpawnRank } from '../launcher/rank-process.js';
+import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
+import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
+
+/** The launcher's own signals that are forwarded to the ranks. */
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+const RUN_DESCRIPTION = [
+  'Starts N node processes running program.mjs, serves them PMI-1 (so each gets its rank, the job size',
+  'and the key-value space through its runtime), forwards their output, and ends the whole job when one',
+  'rank fails: a non-zero exit, a signal, a PMI abort, a broken PMI protocol, or an exit after closing',
+  'its PMI connection without finalize (a program that never speaks PMI may exit 0 without it). The',
+  `other ranks get SIGTERM, then SIGKILL after ${DEFAULT_GRACE_MS / 1000} s; one line on stderr names the rank, how it`,
+  'failed and when, e.g.',
+  '  dapl run: rank 2 exited with code 3 after 0.41 s; stopping the other 3 ranks',
+  '',
+  "Options end at the program: everything after it is passed to the program unchanged",
+  "(dapl run -n 4 app.mjs --size 100); '--' may precede the program.",
+  '',
+  'Input and output: the launcher\'s stdin goes to rank 0 (the others get none). Every rank\'s stdout and',
+  'stderr go to the launcher\'s, a whole line at a time (lines of two ranks never mix); a last line',
+  'without a newline is printed with one when the rank ends.',
+  '',
+  'Environment of each rank: the launcher\'s, plus',
+  `  PMI_FD=${PMI_FD_NUMBER} PMI_RANK=<rank> PMI_SIZE=<N>  the rank's PMI-1 socket (runtimeFromEnvironment() reads them)`,
+  '  DAPL_JOB_KEY=<64 hex digits>        a fresh random 32-byte job secret, the same for every rank',
+  '  DAPL_PROVIDER=<KEY>                 with --provider',
+  '  DAPL_CONFIG=<absolute path>         with --config',
+  '(PMI_PORT and PMI_ID from an outer launcher are removed.)',
+  '',
+  'SIGINT and SIGTERM sent to dapl run are forwarded to every rank; a second one kills them.',
+  '',
+  'Exit status:',
+  ...exitCodeRows(),
+].join('\n');
+
+function exitCodeRows(): string[] {
+  const width = Math.max(...RUN_EXIT_CODE_HELP.map(([code]) => code.length));
+  return RUN_EXIT_CODE_HELP.map(([code, meaning]) => `  ${code.padEnd(width)}  ${meaning}`);
+}
+
+/** Where the launcher hears SIGINT/SIGTERM: `process`, or a test's emitter. */
+export interface SignalSource {
+  on(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
+  off(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
+}
+
+/** What `dapl run` touches beyond `CliIo`; each defaults to the real thing. */
+export interface RunCommandDeps {
+  /** Forwarded to rank 0. Default `process.stdin`; `null`: rank 0 gets no stdin. */
+  readonly stdin?: Readable | null;
+  /** Default `process`. */
+  readonly signals?: SignalSource;
+  readonly spawnRank?: SpawnRank;
+  readonly createPmiServer?: CreatePmiServer;
+  readonly clock?: LauncherClock;
+  readonly graceMs?: number;
+}
+
+/** `dapl run`, with its collaborators replaceable for tests; `runCommand` is the real one. */
+export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
+  return {
+    name: 'run',
+    summary: 'Run a program as a job of N ranks (the embedded PMI-1 launcher)',
+    usage: 'dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--] program.mjs [args...]',
+    description: RUN_DESCRIPTION,
+    options: [
+      { name: 'np', short: 'n', type: 'string', valueName: 'N', help: `Number of ranks, 1 to ${MAX_RANKS} (required)` },
+      { name: 'provider', type: 'string', valueName: 'KEY', help: 'Provider for the ranks, passed as DAPL_PROVIDER; checked against the registry first' },
+      { name: 'config', type: 'string', valueName: 'FILE', help: 'Config file for the launcher and the ranks, passed as DAPL_CONFIG (absolute)' },
+      { name: 'tag-output', type: 'boolean', help: "Prefix every line a rank prints with '[<rank>] '" },
+      { name: 'timeout', type: 'string', valueName: 'S', help: 'Stop the job after S seconds (decimals allowed) and exit 124' },
+    ],
+    positionals: ['program', 'args'],
+    optionsEndAtFirstPositional: true,
+    async run(parsed, io) {
+      const request = parseRunArguments(parsed, io.cwd);
+      const flags = request.provider === undefined ? {} : { provider: request.provider };
+      const config = await DaplConfig.load({ env: io.env, cwd: io.cwd, flags, configFile: request.configFile });
+      const registry = await createProviderRegistry(config);
+      registry.lookup(config.providerKey); // an unknown key is a configuration error (3) before anything starts
+      if (!(await isFile(request.program))) {
+        io.stderr.write(`dapl run: program file not found: ${request.program}\n`);
+        return RunExitCode.PROGRAM_NOT_FOUND;
+      }
+
+      const logger = createRootLogger({ level: config.logLevel, destination: { write: (line: string) => io.stderr.write(line) } });
+      const stdin = deps.stdin === undefined ? process.stdin : (deps.stdin ?? undefined);
+      const job = new Job(
+        {
+          size: request.size,
+          program: request.program,
+          args: request.args,
+          cwd: io.cwd,
+          env: jobEnvironment(io.env, { jobKey: newJobKey(), provider: request.provider, configFile: request.configFile }),
+          tagOutput: request.tagOutput,
+          timeoutMs: request.timeoutMs,
+          graceMs: deps.graceMs ?? DEFAULT_GRACE_MS,
+          stdin,
+        },
+        {
+          spawnRank: deps.spawnRank ?? spawnNodeRank,
+          createPmiServer: deps.createPmiServer ?? createNodePmiServer,
+          clock: deps.clock ?? realLauncherClock,
+          stdout: io.stdout,
+          stderr: io.stderr,
+          // The launcher reports a rank's protocol error in its one line; the server's warning about it would repeat it.
+          logger: logger.child({ component: 'core:PmiServer' }, { level: config.logLevel === 'warn' ? 'error' : config.logLevel }),
+        },
+      );
+      const signals = deps.signals ?? process;
+      const onSignal = (signal: NodeJS.Signals): void => job.interrupt(signal);
+      for (const s of FORWARDED_SIGNALS) signals.on(s, onSignal);
+      try {
+        return exitCodeOf(await job.run());
+      } finally {
+        for (const s of FORWARDED_SIGNALS) signals.off(s, onSignal);
+        // Stop reading our stdin, so that an open terminal or pipe does not keep `dapl` alive.
+        if (stdin === process.stdin) stdin.pause();
+      }
+    },
+  };
+}
+
+export const runCommand: CliCommand = createRunCommand();
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

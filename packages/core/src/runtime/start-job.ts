@@ -1,0 +1,69 @@
+import type { Container, ContainerModule } from 'inversify';
+import type { Logger } from 'pino';
+import { DaplConfig } from '../config/dapl-config.js';
+import { closeContainer, createContainer } from '../container/create-container.js';
+import { InterfaceAdapter, RootLogger } from '../container/tokens.js';
+import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
+import { startConnections } from './connections/connections.js';
+import type { Connections, ConnectionsOptions } from './connections/types.js';
+import { resolveJobKey } from './job-key.js';
+import { runtimeFromEnvironment } from './runtime-from-environment.js';
+import type { Runtime } from './runtime.js';
+
+export interface StartJobOptions {
+  /** Default: `DaplConfig.load()` (flags none, environment, dapl.config.json, defaults). */
+  readonly config?: DaplConfig;
+  /** Default: from the environment (PMI under `dapl run` or mpiexec; a singleton under plain node). */
+  readonly runtime?: Runtime;
+  readonly connections?: ConnectionsOptions;
+  /** Upper libraries' container modules. */
+  readonly modules?: readonly ContainerModule[];
+}
+
+/** A running rank: its place in the job, its opened IA, and on-demand endpoints to the other ranks. */
+export interface DaplJob {
+  readonly rank: number;
+  readonly size: number;
+  readonly runtime: Runtime;
+  readonly ia: DatInterfaceAdapter;
+  readonly connections: Connections;
+  readonly container: Container;
+  readonly logger: Logger;
+  /** Collective: wait for every rank, close the connections and the IA, finalize the runtime. */
+  finish(): Promise<void>;
+}
+
+/**
+ * How a program joins its job, whoever launched it: `dapl run`, MPICH's mpiexec, or plain `node`
+ * (a job of size 1). Configuration picks the provider; the job key comes from the launcher or,
+ * under a launcher that has none (mpiexec), from rank 0 through the KVS.
+ */
+export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> {
+  const config = options.config ?? (await DaplConfig.load());
+  const runtime = options.runtime ?? (await runtimeFromEnvironment());
+  const jobKey = await resolveJobKey(runtime, config.env);
+  const container = await createContainer(config, { runtime, jobKey, modules: options.modules });
+  const ia = await container.getAsync<DatInterfaceAdapter>(InterfaceAdapter);
+  const logger = container.get<Logger>(RootLogger);
+  const connections = await startConnections(ia, runtime, { logger, ...options.connections });
+  let finished: Promise<void> | undefined;
+  return {
+    rank: runtime.rank,
+    size: runtime.size,
+    runtime,
+    ia,
+    connections,
+    container,
+    logger,
+    finish() {
+      finished ??= (async () => {
+        // Nobody closes while a peer may still be writing into its memory.
+        await runtime.barrier();
+        await connections.close();
+        await closeContainer(container);
+        await runtime.finalize();
+      })();
+      return finished;
+    },
+  };
+}

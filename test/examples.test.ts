@@ -1,0 +1,48 @@
+// The DAT examples run as written: as a singleton under plain node, under `dapl run`, and under
+// MPICH's Hydra (mpiexec.mpich), which must print the same results as `dapl run`.
+import { execFile, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
+const ring = 'examples/dat-ring.mjs';
+const hello = 'examples/dat-hello.mjs';
+
+const mpiexec = spawnSync('mpiexec.mpich', ['--version'], { encoding: 'utf8' });
+const haveHydra = mpiexec.status === 0;
+// CI installs MPICH (.ci/run): there, a missing mpiexec is a failure, not a skip.
+const hydraRequired = process.env.CI === 'true';
+
+async function output(cmd: string, args: string[]): Promise<string[]> {
+  const { stdout } = await run(cmd, args, { cwd: root, timeout: 60_000, env: { ...process.env, DAPL_JOB_KEY: undefined } });
+  return stdout.trim().split('\n').sort();
+}
+
+describe('examples', () => {
+  it('dat-ring runs as a job of size 1 under plain node', async () => {
+    expect(await output(process.execPath, [ring, '5'])).toEqual(['dat-ring: 1 ranks, 5 laps, token 5 (expected 5): OK', 'rank 0 of 1: passed the token 5 times']);
+  });
+
+  it('dat-ring runs with dapl run -n 4', async () => {
+    const lines = await output(process.execPath, [dapl, 'run', '-n', '4', ring, '5']);
+    expect(lines).toContain('dat-ring: 4 ranks, 5 laps, token 50 (expected 50): OK');
+    expect(lines.filter((l) => /^rank \d of 4: passed the token 5 times$/.test(l))).toHaveLength(4);
+  });
+
+  it('dat-hello: every rank names its right-hand neighbour', async () => {
+    const lines = await output(process.execPath, [dapl, 'run', '-n', '3', hello]);
+    expect(lines).toHaveLength(3);
+    for (let r = 0; r < 3; r++) expect(lines[r]).toMatch(new RegExp(`^rank ${r} of 3: provider tcp, my IA at \\S+, rank ${(r + 1) % 3}'s IA at \\S+$`));
+  });
+
+  it.runIf(haveHydra || hydraRequired)("under MPICH's mpiexec (Hydra, PMI-1) dat-ring prints what dapl run prints", async () => {
+    expect(haveHydra, 'mpiexec.mpich is not installed (apt-get install mpich)').toBe(true);
+    const viaHydra = await output('mpiexec.mpich', ['-n', '4', process.execPath, ring, '7']);
+    const viaDapl = await output(process.execPath, [dapl, 'run', '-n', '4', ring, '7']);
+    expect(viaHydra).toEqual(viaDapl);
+    expect(viaHydra).toContain('dat-ring: 4 ranks, 7 laps, token 70 (expected 70): OK');
+  });
+});
