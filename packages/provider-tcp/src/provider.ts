@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
-import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, type DatProvider, type IaOptions } from '@dapl/core';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, MIN_JOB_KEY_BYTES, type DatProvider, type IaOptions } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
@@ -12,17 +12,13 @@ const processJobKey = randomBytes(32);
 
 function jobKeyFrom(options: IaOptions): Uint8Array {
   if (options.jobKey !== undefined) {
-    if (!(options.jobKey instanceof Uint8Array) || options.jobKey.length < 16) {
-      throw new DatError(DatStatus.INVALID_PARAMETER, 'options.jobKey must be a Uint8Array of at least 16 bytes', { argument: 'options.jobKey' });
+    if (!(options.jobKey instanceof Uint8Array) || options.jobKey.length < MIN_JOB_KEY_BYTES) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `options.jobKey must be a Uint8Array of at least ${MIN_JOB_KEY_BYTES} bytes`, { argument: 'options.jobKey' });
     }
     return options.jobKey;
   }
   const fromEnv = process.env.DAPL_JOB_KEY;
-  if (fromEnv !== undefined && fromEnv !== '') {
-    const bytes = /^[0-9a-fA-F]+$/.test(fromEnv) ? Buffer.from(fromEnv, 'hex') : Buffer.from(fromEnv, 'base64url');
-    if (bytes.length < 16) throw new DatError(DatStatus.INVALID_PARAMETER, 'DAPL_JOB_KEY must hold at least 16 bytes (hex or base64url)', { argument: 'DAPL_JOB_KEY' });
-    return new Uint8Array(bytes);
-  }
+  if (fromEnv !== undefined && fromEnv !== '') return decodeJobKey(fromEnv, 'DAPL_JOB_KEY');
   return processJobKey;
 }
 
