@@ -7,6 +7,7 @@ import type { CliCommand } from './cli-types.js';
 import { RUN_EXIT_CODE_HELP, RunExitCode } from '../launcher/exit-codes.js';
 import { exitCodeOf } from '../launcher/job-outcome.js';
 import { Job, DEFAULT_GRACE_MS } from '../launcher/job.js';
+import { runInProcess } from '../launcher/in-process/run-in-process.js';
 import { realLauncherClock, type LauncherClock } from '../launcher/launcher-clock.js';
 import { createNodePmiServer } from '../launcher/node-pmi-server.js';
 import type { CreatePmiServer } from '../launcher/pmi-server-port.js';
@@ -42,6 +43,14 @@ const RUN_DESCRIPTION = [
   '(PMI_PORT and PMI_ID from an outer launcher are removed.)',
   '',
   'SIGINT and SIGTERM sent to dapl run are forwarded to every rank; a second one kills them.',
+  '',
+  'In-process (--in-process, and always with a provider whose capabilities say inProcess, such as a',
+  'simulated one): the N ranks run as async tasks of dapl run itself, each importing its own instance',
+  "of the program's modules (packages in node_modules are shared). A rank finds its rank, runtime, job",
+  'key and configuration through its rank context (startJob() and runtimeFromEnvironment() read it), not',
+  'through PMI variables; process.argv is the program and its arguments. Output, exit codes and the',
+  "failure line are as above; a rank's process.exit(code), an error it does not catch, and a rank whose",
+  'code ends without finalizing the runtime it used end the job; the other ranks are abandoned.',
   '',
   'Exit status:',
   ...exitCodeRows(),
@@ -83,6 +92,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       { name: 'config', type: 'string', valueName: 'FILE', help: 'Config file for the launcher and the ranks, passed as DAPL_CONFIG (absolute)' },
       { name: 'tag-output', type: 'boolean', help: "Prefix every line a rank prints with '[<rank>] '" },
       { name: 'timeout', type: 'string', valueName: 'S', help: 'Stop the job after S seconds (decimals allowed) and exit 124' },
+      { name: 'in-process', type: 'boolean', help: 'Run the ranks as async tasks in this process, each with its own instance of the program' },
     ],
     positionals: ['program', 'args'],
     optionsEndAtFirstPositional: true,
@@ -92,9 +102,27 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       const config = await DaplConfig.load({ env: io.env, cwd: io.cwd, flags, configFile: request.configFile });
       const registry = await createProviderRegistry(config);
       registry.lookup(config.providerKey); // an unknown key is a configuration error (3) before anything starts
+      // A provider of simulated hardware needs every rank in one process.
+      const inProcess = parsed.values['in-process'] === true || (await registry.load(config.providerKey)).capabilities.inProcess;
       if (!(await isFile(request.program))) {
         io.stderr.write(`dapl run: program file not found: ${request.program}\n`);
         return RunExitCode.PROGRAM_NOT_FOUND;
+      }
+      if (inProcess) {
+        return runInProcess({
+          program: request.program,
+          args: request.args,
+          size: request.size,
+          provider: request.provider,
+          configFile: request.configFile,
+          tagOutput: request.tagOutput,
+          timeoutS: request.timeoutMs === undefined ? undefined : request.timeoutMs / 1000,
+          stdout: io.stdout,
+          stderr: io.stderr,
+          env: io.env,
+          cwd: io.cwd,
+          signals: deps.signals ?? process,
+        });
       }
 
       const logger = createRootLogger({ level: config.logLevel, destination: { write: (line: string) => io.stderr.write(line) } });

@@ -7,13 +7,14 @@ import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
 import { startConnections } from './connections/connections.js';
 import type { Connections, ConnectionsOptions } from './connections/types.js';
 import { resolveJobKey } from './job-key.js';
+import { rankContext } from './rank-context.js';
 import { runtimeFromEnvironment } from './runtime-from-environment.js';
 import type { Runtime } from './runtime.js';
 
 export interface StartJobOptions {
-  /** Default: `DaplConfig.load()` (flags none, environment, dapl.config.json, defaults). */
+  /** Default: the rank context's, else `DaplConfig.load()` (flags none, environment, dapl.config.json, defaults). */
   readonly config?: DaplConfig;
-  /** Default: from the environment (PMI under `dapl run` or mpiexec; a singleton under plain node). */
+  /** Default: from the environment (the rank context in-process; PMI under `dapl run` or mpiexec; a singleton under plain node). */
   readonly runtime?: Runtime;
   readonly connections?: ConnectionsOptions;
   /** Upper libraries' container modules. */
@@ -39,10 +40,12 @@ export interface DaplJob {
  * under a launcher that has none (mpiexec), from rank 0 through the KVS.
  */
 export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> {
-  const config = options.config ?? (await DaplConfig.load());
+  // In-process ranks share process.env: their job's environment and config come with their rank.
+  const context = rankContext.getStore();
+  const config = options.config ?? context?.config ?? (await DaplConfig.load(context?.env === undefined ? {} : { env: context.env }));
   const runtime = options.runtime ?? (await runtimeFromEnvironment());
   const jobKey = await resolveJobKey(runtime, config.env);
-  const container = await createContainer(config, { runtime, jobKey, modules: options.modules });
+  const container = await createContainer(config, { runtime, jobKey, modules: options.modules, rootLogger: context?.logger });
   const ia = await container.getAsync<DatInterfaceAdapter>(InterfaceAdapter);
   const logger = container.get<Logger>(RootLogger);
   const connections = await startConnections(ia, runtime, { logger, ...options.connections });
