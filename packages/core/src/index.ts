@@ -48,6 +48,7 @@ export {
 } from './runtime/pmi/index.js';
 export { Job, RunExitCode, parseRunArguments, type JobOutcome, type RunRequest } from './launcher/index.js';
 export { rankContext, type RankContext } from './runtime/rank-context.js';
+export * from './sim/index.js';
 export { runInProcess, type RunInProcessOptions, type RunRanks, type RankMain } from './launcher/in-process/index.js';
 export { startJob, type DaplJob, type StartJobOptions } from './runtime/start-job.js';
 export { runCli, COMMANDS, ExitCode, UsageError, type CliCommand, type CliIo, type CliOption, type ParsedArgs, type TextSink, type RunCliOptions } from './cli/index.js';

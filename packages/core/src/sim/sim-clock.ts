@@ -1,0 +1,58 @@
+import { requireInteger } from '../provider-kit/validate.js';
+import type { Clock } from '../runtime/runtime.js';
+import { requireFiniteAtLeast, requirePositive } from './time-arguments.js';
+
+/** What a rank's clock reads the global virtual time from (the kernel). */
+export interface VirtualTimeSource {
+  /** Global virtual time in ns: the time of the events being processed. */
+  readonly now: number;
+}
+
+/**
+ * One rank's virtual clock (DESIGN §6). A rank's code only ever runs while the kernel is at the
+ * time of the event that woke it, so the clock reads max(its own time, the kernel's): a rank woken
+ * at t never reads less than t, without anyone having to call `advanceTo` on each wake-up. CPU work
+ * an upper library charges moves the rank's own time past the kernel's.
+ */
+export class SimClock implements Clock {
+  readonly tick = 1e-9;
+  private local = 0;
+
+  constructor(
+    private readonly time: VirtualTimeSource,
+    /** The host's memory-copy speed that `chargeCopy` uses, bytes per ns. */
+    readonly copyBytesPerNs: number,
+  ) {
+    requirePositive(copyBytesPerNs, 'copyBytesPerNs');
+  }
+
+  /** This rank's virtual time, in ns. */
+  get nowNs(): number {
+    const global = this.time.now;
+    if (this.local < global) this.local = global;
+    return this.local;
+  }
+
+  /** Seconds (the MPI_Wtime contract). */
+  now(): number {
+    return this.nowNs / 1e9;
+  }
+
+  /** Accounts `ns` nanoseconds of CPU work to this rank. */
+  charge(ns: number): void {
+    requireFiniteAtLeast(ns, 'ns', 0);
+    this.local = this.nowNs + ns;
+  }
+
+  /** Accounts a memory copy of `bytes` at `copyBytesPerNs`. */
+  chargeCopy(bytes: number): void {
+    requireInteger(bytes, 'bytes', 0, Number.MAX_SAFE_INTEGER);
+    this.local = this.nowNs + bytes / this.copyBytesPerNs;
+  }
+
+  /** Moves this rank's time on to `ns` if it is behind (a completion waking the rank at the event's time). */
+  advanceTo(ns: number): void {
+    requireFiniteAtLeast(ns, 'ns', 0);
+    if (ns > this.nowNs) this.local = ns;
+  }
+}

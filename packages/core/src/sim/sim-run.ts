@@ -1,0 +1,71 @@
+// What `SimKernel.run()` takes and gives back.
+
+/** Options of one `SimKernel.run()`. */
+export interface SimRunOptions {
+  /** End the run as soon as a rank's main rejects (outcome `failed`). Default true. */
+  readonly stopOnFailure?: boolean;
+  /**
+   * Start every rank held with this description (see `SimKernel.hold`): virtual time stands still
+   * until each rank has declared its first wait, been released, or ended — for ranks that begin
+   * with I/O the kernel cannot see, such as importing their program.
+   */
+  readonly startHeld?: string;
+  /** Reject (TIMEOUT_EXPIRED) when held ranks keep virtual time still for longer than this. Default 60 000. */
+  readonly holdTimeoutMs?: number;
+  /** Reject (INTERNAL_ERROR) when `setImmediate` work keeps coming for longer than this (a rank polling instead of awaiting). Default 60 000. */
+  readonly settleTimeoutMs?: number;
+  /** Ends the run (outcome `stopped`) when aborted; the ranks still running are abandoned. */
+  readonly signal?: AbortSignal;
+}
+
+export type SimOutcome = 'completed' | 'failed' | 'aborted' | 'stopped';
+
+export interface SimRankFailure {
+  readonly rank: number;
+  readonly error: unknown;
+  /** The rank's virtual time when its main rejected. */
+  readonly atNs: number;
+}
+
+export interface SimAbort {
+  readonly rank: number;
+  readonly code: number;
+  readonly message: string;
+  readonly atNs: number;
+}
+
+/** An unfinished rank and what it waits for (its declared waits, or a note that it declared none). */
+export interface SimBlockedRank {
+  readonly rank: number;
+  readonly waitingFor: string;
+}
+
+export interface SimStats {
+  /** Event actions run (cancelled events not counted). */
+  readonly eventsProcessed: number;
+  /** Distinct virtual times the kernel advanced to. */
+  readonly timeSteps: number;
+  /** Driver rounds (one `setImmediate` each): time steps plus the rounds spent letting JS work settle. */
+  readonly settleRounds: number;
+  readonly wallMs: number;
+  readonly eventsPerSecond: number;
+  /** Global virtual time, ns. */
+  readonly nowNs: number;
+}
+
+export interface SimRunResult {
+  /**
+   * `completed`: every rank's main resolved. `failed`: a main rejected (see `failures`).
+   * `aborted`: a rank called `SimKernel.abort` (see `aborted`). `stopped`: `options.signal` aborted.
+   */
+  readonly outcome: SimOutcome;
+  /** Global virtual time when the run ended, ns. */
+  readonly endNs: number;
+  /** Each rank's virtual time when its main resolved; NaN for a rank that did not. */
+  readonly rankEndNs: readonly number[];
+  readonly failures: readonly SimRankFailure[];
+  readonly aborted: SimAbort | undefined;
+  /** Events still queued when the run ended (not run). */
+  readonly pendingEvents: number;
+  readonly stats: SimStats;
+}
