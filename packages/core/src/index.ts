@@ -9,7 +9,7 @@
  * import { DaplConfig, createContainer, InterfaceAdapter } from '@dapl/core';
  * const container = await createContainer(await DaplConfig.load());
  * const ia = await container.getAsync(InterfaceAdapter);
- * console.log(ia.query().limits);
+ * const { limits } = ia.query();
  * ```
  */
 export * from './dat/index.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { EpState, type Endpoint } from '../src/dat/endpoint.js';
-import { DatError } from '../src/dat/errors.js';
 import type { EventDispatcher } from '../src/dat/evd.js';
 import type { DtoCompletionEvent } from '../src/dat/events.js';
 import type { InterfaceAdapter } from '../src/dat/ia.js';
@@ -20,6 +19,7 @@ import type { Runtime } from '../src/runtime/runtime.js';
 import { SingletonRuntime } from '../src/runtime/singleton-runtime.js';
 import { createLoopbackProvider, type LoopbackIa, type LoopbackProvider } from '../src/testing/loopback/index.js';
 import { seededRandom } from '../src/testing/seeded-random.js';
+import { rejection } from './support/dat-errors.js';
 
 describe('Connections over the loopback provider (in-process job)', () => {
   it('ring traffic opens only neighbour connections: <= 2 per rank, 16 ends in all', async () => {
@@ -373,15 +373,6 @@ describe('startConnections', () => {
     await ia.close();
   });
 });
-
-async function rejection(promise: Promise<unknown>): Promise<DatError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatError);
-  return error as DatError;
-}
 
 /** Poll a condition the event loop will make true, failing (not hanging) after WAIT_MS. */
 async function waitFor(condition: () => boolean): Promise<void> {

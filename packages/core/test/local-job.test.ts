@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
 import { encodeJobKey } from '../src/config/job-key.js';
 import { createLocalJob, PMI_KEY_MAX, PMI_VALUE_MAX } from '../src/runtime/local-job.js';
 import { JOB_KEY_KVS_KEY, resolveJobKey } from '../src/runtime/job-key.js';
 import type { Clock } from '../src/runtime/runtime.js';
 import { WallClock } from '../src/runtime/wall-clock.js';
-
-async function rejection(promise: Promise<unknown>): Promise<DatError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatError);
-  return error as DatError;
-}
+import { rejection } from './support/dat-errors.js';
 
 describe('createLocalJob', () => {
   it('gives ranks 0..size-1 of one job, each with a wall clock unless told otherwise', () => {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
 import { SimClock } from '../src/sim/sim-clock.js';
 import { SimKernel } from '../src/sim/sim-kernel.js';
-
-function thrown(fn: () => unknown): DatError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DatError);
-    return e as DatError;
-  }
-  throw new Error('expected a DatError');
-}
+import { thrown } from './support/dat-errors.js';
 
 describe('SimClock', () => {
   it('reads the global time while it is ahead of the rank, and its own time once charged past it', () => {

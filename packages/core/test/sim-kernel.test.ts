@@ -1,12 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { DatError, isDatError } from '../src/dat/errors.js';
+import type { DatError} from '../src/dat/errors.js';
+import { isDatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
 import { NetworkModel, type NetworkParameters } from '../src/sim/network-model.js';
 import { isSimDeadlockError, SimDeadlockError } from '../src/sim/sim-deadlock-error.js';
 import { SimKernel } from '../src/sim/sim-kernel.js';
 import { seededRandom } from '../src/testing/seeded-random.js';
+import { thrown, rejection } from './support/dat-errors.js';
 
 // One-way time of a B-byte message alone on this network: 100 + (B + 16·packets) / 2 + 1000 + 7 + 50.
 const NET: NetworkParameters = {
@@ -80,25 +82,6 @@ class FakeFabric {
 function oneWayNs(bytes: number): number {
   const packets = Math.max(1, Math.ceil(bytes / NET.packetBytes));
   return NET.injectOverheadNs + (bytes + packets * NET.packetOverheadBytes) / NET.bytesPerNs + NET.latencyNs + (NET.perHopNs ?? 0) + NET.ejectOverheadNs;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<DatError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatError);
-  return error as DatError;
-}
-
-function thrown(fn: () => unknown): DatError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DatError);
-    return e as DatError;
-  }
-  throw new Error('expected a DatError');
 }
 
 /** Two ranks ping-pong `rounds` times; each charges `chargeNs` of CPU before it answers. */

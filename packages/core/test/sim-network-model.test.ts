@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
 import { NetworkModel, type NetworkParameters } from '../src/sim/network-model.js';
 import { Crossbar2D, flatTopology, Hypercube } from '../src/sim/topology.js';
+import { thrown } from './support/dat-errors.js';
 
 // Round numbers so that every expectation below can be checked by hand:
 // a 256-byte packet carries 16 header bytes; 2 bytes/ns.
@@ -15,16 +15,6 @@ const PARAMETERS: NetworkParameters = {
   injectOverheadNs: 100,
   ejectOverheadNs: 50,
 };
-
-function thrown(fn: () => unknown): DatError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(DatError);
-    return e as DatError;
-  }
-  throw new Error('expected a DatError');
-}
 
 describe('NetworkModel', () => {
   it('packetises: exactly packetBytes is one packet, one byte more is two, an empty message one', () => {
