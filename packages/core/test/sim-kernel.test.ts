@@ -1,8 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import type { DatError} from '../src/dat/errors.js';
-import { isDatError } from '../src/dat/errors.js';
+import { isDatError, type DatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
 import { NetworkModel, type NetworkParameters } from '../src/sim/network-model.js';
 import { isSimDeadlockError, SimDeadlockError } from '../src/sim/sim-deadlock-error.js';
