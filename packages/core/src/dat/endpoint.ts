@@ -39,7 +39,17 @@ export interface ConnectOptions {
   readonly timeoutMs?: number;
 }
 
-export interface RdmaWriteOptions {
+/** Options of a posted request (DAT's completion flags). */
+export interface PostOptions {
+  /**
+   * DAT_COMPLETION_SUPPRESS_FLAG: no completion event when the request succeeds (an error,
+   * including a flush, is still reported). For traffic whose success the consumer learns
+   * otherwise, e.g. a reply, so a message costs one event instead of two.
+   */
+  readonly suppressCompletion?: boolean;
+}
+
+export interface RdmaWriteOptions extends PostOptions {
   /** A 32-bit value raised at the target as a `recv-immediate` completion (the doorbell). */
   readonly immediate?: number;
 }
@@ -59,11 +69,11 @@ export interface Endpoint {
   connect(address: string, connQual: number, options?: ConnectOptions): void;
   /** Graceful unless `abrupt`; either way the outcome is a connection event and pending DTOs flush. */
   disconnect(options?: { readonly abrupt?: boolean }): void;
-  postSend(iov: Iov, cookie: unknown): void;
+  postSend(iov: Iov, cookie: unknown, options?: PostOptions): void;
   /** Allowed before the connection is established, so receives can be pre-posted. */
   postRecv(iov: Iov, cookie: unknown): void;
   postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: RdmaWriteOptions): void;
-  postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet): void;
+  postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: PostOptions): void;
   /** Back to UNCONNECTED after a disconnect, for reuse. */
   reset(): void;
   free(): void;

@@ -1,6 +1,6 @@
 import { DatError } from '../dat/errors.js';
 import { DatStatus, DtoStatus } from '../dat/status.js';
-import { EpState, type ConnectOptions, type Endpoint, type EndpointAttributes, type RdmaWriteOptions } from '../dat/endpoint.js';
+import { EpState, type ConnectOptions, type Endpoint, type EndpointAttributes, type PostOptions, type RdmaWriteOptions } from '../dat/endpoint.js';
 import type { ConnectionEventType, DtoCompletionEvent, DtoOp } from '../dat/events.js';
 import { MemAccess, type Iov, type RmrTriplet } from '../dat/memory.js';
 import type { DtoCapability } from '../dat/provider.js';
@@ -25,6 +25,8 @@ export interface DtoRequest {
   readonly immediate: number;
   /** Per-endpoint sequence number, 1..2^32-1 wrapping; providers may put it on the wire. */
   readonly seq: number;
+  /** False when posted with `suppressCompletion`: success raises no event. */
+  readonly signaled: boolean;
 }
 
 export interface PostedRecv {
@@ -132,11 +134,12 @@ export abstract class EndpointBase implements Endpoint {
     this.startDisconnect(options.abrupt === true);
   }
 
-  postSend(iov: Iov, cookie: unknown): void {
+  postSend(iov: Iov, cookie: unknown, options?: PostOptions): void {
     this.checkPostable('postSend');
+    const signaled = signaledBy(options);
     const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
     this.checkLength(length, this.ia.limits.maxMessageSize, 'maxMessageSize');
-    this.enqueue('send', cookie, iov, length, undefined, 0);
+    this.enqueue('send', cookie, iov, length, undefined, 0, signaled);
   }
 
   postRecv(iov: Iov, cookie: unknown): void {
@@ -156,23 +159,24 @@ export abstract class EndpointBase implements Endpoint {
 
   postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options: RdmaWriteOptions = {}): void {
     this.checkPostable('postRdmaWrite');
-    requireObject(options, 'options');
+    const signaled = signaledBy(options);
     const withImmediate = options.immediate !== undefined;
     this.requireCapability(withImmediate ? 'rdma-write-immediate' : 'rdma-write', 'postRdmaWrite');
     const immediate = withImmediate ? requireInteger(options.immediate, 'options.immediate', 0, 0xffffffff) : 0;
     const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
     this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
     checkRemote(remote, length);
-    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, iov, length, remote, immediate);
+    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, iov, length, remote, immediate, signaled);
   }
 
-  postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet): void {
+  postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: PostOptions): void {
     this.checkPostable('postRdmaRead');
+    const signaled = signaledBy(options);
     this.requireCapability('rdma-read', 'postRdmaRead');
     const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRequestIov);
     this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
     checkRemote(remote, length);
-    this.enqueue('rdma-read', cookie, iov, length, remote, 0);
+    this.enqueue('rdma-read', cookie, iov, length, remote, 0, signaled);
   }
 
   reset(): void {
@@ -243,6 +247,7 @@ export abstract class EndpointBase implements Endpoint {
   protected completeRequest(status: DtoStatus = DtoStatus.SUCCESS, reason?: DatStatus): DtoRequest | undefined {
     const req = this.requests.shift();
     if (req === undefined) return undefined;
+    if (!req.signaled && status === DtoStatus.SUCCESS) return req;
     this.evds.request.push(completion(this, req.cookie, req.op, status, status === DtoStatus.SUCCESS ? req.length : 0, undefined, reason));
     return req;
   }
@@ -319,11 +324,11 @@ export abstract class EndpointBase implements Endpoint {
     }
   }
 
-  private enqueue(op: RequestOp, cookie: unknown, iov: Iov, length: number, remote: RmrTriplet | undefined, immediate: number): void {
+  private enqueue(op: RequestOp, cookie: unknown, iov: Iov, length: number, remote: RmrTriplet | undefined, immediate: number, signaled: boolean): void {
     if (this.requests.size >= this.attributes.maxRequestDtos) {
       throw new DatError(DatStatus.QUEUE_FULL, `${this.requests.size} requests are outstanding; the endpoint's maxRequestDtos is ${this.attributes.maxRequestDtos}`, { argument: 'ep' });
     }
-    const request: DtoRequest = { op, cookie, iov, length, remote, immediate, seq: this.nextSeq };
+    const request: DtoRequest = { op, cookie, iov, length, remote, immediate, seq: this.nextSeq, signaled };
     this.nextSeq = this.nextSeq === 0xffffffff ? 1 : this.nextSeq + 1;
     this.requests.push(request);
     this.submit(request);
@@ -341,6 +346,17 @@ function completion(
 ): DtoCompletionEvent {
   // One object shape for every completion keeps the consumer's code monomorphic.
   return { type: 'dto-completion', ep, cookie, op, status, transferredLength, immediate, reason };
+}
+
+/** Whether a request posted with `options` raises an event on success. */
+function signaledBy(options: PostOptions | undefined): boolean {
+  if (options === undefined) return true;
+  requireObject(options, 'options');
+  const suppress = options.suppressCompletion;
+  if (suppress !== undefined && typeof suppress !== 'boolean') {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `options.suppressCompletion must be a boolean, got ${describe(suppress)}`, { argument: 'options.suppressCompletion' });
+  }
+  return suppress !== true;
 }
 
 function checkRemote(remote: unknown, length: number): void {

@@ -93,6 +93,31 @@ export function registerSendTests(h: Harness): void {
     expectSameBytes(dst.bytes, src.bytes, 'stalled message');
   });
 
+  h.test('suppressCompletion: a successful send raises no event; the next signaled one does, in order', [], async () => {
+    const { client, server } = await connectPair(h);
+    const src = region(client.pz, 16, MemAccess.LOCAL);
+    const dst = region(server.pz, 32, MemAccess.LOCAL, 0);
+    server.ep.postRecv([seg(dst.lmr, 0, 16)], 'r-quiet');
+    server.ep.postRecv([seg(dst.lmr, 16, 16)], 'r-loud');
+    client.ep.postSend([seg(src.lmr, 0, 16)], 'quiet', { suppressCompletion: true });
+    client.ep.postSend([seg(src.lmr, 0, 16)], 'loud');
+    await h.nextCompletion(server.recv, { cookie: 'r-quiet', status: DtoStatus.SUCCESS, transferredLength: 16 });
+    await h.nextCompletion(server.recv, { cookie: 'r-loud', status: DtoStatus.SUCCESS, transferredLength: 16 });
+    // The quiet send's success is never reported: the first request event is the loud one's.
+    await h.nextCompletion(client.request, { cookie: 'loud', status: DtoStatus.SUCCESS });
+    await expectNoEvent(client.request, 30, 'a suppressed send that succeeded must raise no event');
+    expectSameBytes(dst.bytes.subarray(0, 16), src.bytes, 'suppressed send');
+  });
+
+  h.test('suppressCompletion: a suppressed request that does not succeed is still reported (flushed)', [], async () => {
+    const { client } = await connectPair(h);
+    const src = region(client.pz, 16, MemAccess.LOCAL);
+    // No receive at the server: the send stays outstanding until the disconnect flushes it.
+    client.ep.postSend([seg(src.lmr, 0, 16)], 'quiet', { suppressCompletion: true });
+    client.ep.disconnect();
+    await h.nextCompletion(client.request, { cookie: 'quiet', status: DtoStatus.FLUSHED });
+  });
+
   h.test('receives posted before the connection is established are used', [], async () => {
     const dst: { bytes?: Uint8Array } = {};
     const { client, server } = await connectPair(h, {
