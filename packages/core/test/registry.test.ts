@@ -68,10 +68,10 @@ describe('ProviderRegistry', () => {
   });
 
   it('refuses a built-in provider whose package is not installed, saying so', async () => {
-    const e = await refusal(new ProviderRegistry(), 'ib');
+    const e = await refusal(new ProviderRegistry({ builtins: { ib: '@dapl/provider-ib-not-installed' } }), 'ib');
     expect(e.status).toBe(DatStatus.PROVIDER_NOT_FOUND);
-    expect(e.message).toContain('provider "ib" (built-in: @dapl/provider-ib)');
-    expect(e.message).toContain('the package @dapl/provider-ib is not installed');
+    expect(e.message).toContain('provider "ib" (built-in: @dapl/provider-ib-not-installed)');
+    expect(e.message).toContain('the package @dapl/provider-ib-not-installed is not installed');
   });
 
   it('refuses a path that does not exist', async () => {

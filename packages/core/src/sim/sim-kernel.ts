@@ -73,6 +73,10 @@ export class SimKernel implements VirtualTimeSource {
   private settleRounds = 0;
   private wallStart = Number.NaN;
   private wallEnd = Number.NaN;
+  /** Free-running mode is on (see `enableFreeRunning`). */
+  private freeRunning = false;
+  /** A free-running hop is queued. */
+  private freeHopQueued = false;
 
   constructor(options: SimKernelOptions = {}) {
     this.copyBytesPerNs = requirePositive(options.copyBytesPerNs ?? DEFAULT_COPY_BYTES_PER_NS, 'options.copyBytesPerNs');
@@ -103,8 +107,50 @@ export class SimKernel implements VirtualTimeSource {
     }
     if (typeof action !== 'function') requireFunction(action, 'action');
     if (this.phase === 'ended') return 0;
-    return this.heap.push(atNs, action as Action, arg);
+    const handle = this.heap.push(atNs, action as Action, arg);
+    if (this.freeRunning && this.phase === 'idle' && !this.freeHopQueued) this.queueFreeHop();
+    return handle;
   }
+
+  /**
+   * Free-running mode, for code that drives simulated objects directly (a provider's conformance
+   * tests) rather than as ranks of `run()`: while no run is active, queued events are processed on
+   * `setImmediate` rounds, one virtual time per round, each round only when JS work has settled (the
+   * rule `run()` follows). There is no deadlock detection: with nothing queued the rounds stop until
+   * the next `schedule`. Once `run()` starts, its driver takes over. Idempotent.
+   */
+  enableFreeRunning(): void {
+    this.freeRunning = true;
+    if (this.phase === 'idle' && !this.freeHopQueued && this.heap.size > 0) this.queueFreeHop();
+  }
+
+  private queueFreeHop(): void {
+    this.freeHopQueued = true;
+    queueDriverHop(this.freeStep);
+  }
+
+  /** One free-running round (see `enableFreeRunning`). An action that throws is rethrown from here: an uncaught error, as a bug should be. */
+  private readonly freeStep = (): void => {
+    driverHopStarted();
+    this.freeHopQueued = false;
+    if (this.phase !== 'idle') return;
+    if (foreignImmediates() > 0) return this.queueFreeHop();
+    const t = this.nextEventTime();
+    if (t === Infinity) return;
+    this.time = t;
+    this.timeSteps++;
+    const heap = this.heap;
+    try {
+      while (heap.size > 0 && heap.peekTime() === t && this.phase === 'idle') {
+        const action = heap.pop() as Action;
+        if (this.cancelled.size > 0 && this.cancelled.delete(heap.poppedSeq)) continue;
+        this.eventsProcessed++;
+        action(heap.poppedData);
+      }
+    } finally {
+      if (this.phase === 'idle' && heap.size > 0 && !this.freeHopQueued) this.queueFreeHop();
+    }
+  };
 
   /** Drop a scheduled event; 0 and handles of events that have run are ignored. */
   cancel(handle: number): void {

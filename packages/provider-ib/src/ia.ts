@@ -1,0 +1,72 @@
+import { timingSafeEqual } from 'node:crypto';
+import { DatError, DatStatus, type EndpointAttributes, type SimClock } from '@dapl/core';
+import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import { IbEndpoint } from './ep.js';
+import type { IbFabric } from './fabric.js';
+import { IbPsp } from './psp.js';
+
+const FIRST_ANY_CONN_QUAL = 1024;
+const ADDRESS = /^ib:[1-9][0-9]{0,4}$/;
+
+/** One HCA port of the simulated subnet: node `node`, LID node + 1, address `ib:<lid>`. */
+export class IbIa extends IaBase {
+  private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
+
+  constructor(
+    init: IaBaseInit,
+    readonly fabric: IbFabric,
+    readonly node: number,
+    /** The virtual clock of the rank (or node) that owns this IA: posts and registrations charge it. */
+    readonly clock: SimClock,
+    private readonly jobKey: Uint8Array,
+  ) {
+    super(init);
+    fabric.attach(this);
+  }
+
+  sameJobAs(other: IbIa): boolean {
+    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
+  }
+
+  override validateAddress(address: string): void {
+    if (!ADDRESS.test(address)) {
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like ib:<lid> (lid 1..65535), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
+    }
+  }
+
+  /** Registration pins pages and writes the HCA's translation table: the registering rank pays. */
+  override onRegister(bytes: number): void {
+    const p = this.fabric.params;
+    this.clock.charge(p.registerRegionNs + Math.ceil(bytes / p.pageBytes) * p.registerPageNs);
+  }
+
+  protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
+    if (connQual === undefined) {
+      for (;;) {
+        const psp = new IbPsp(this, this.nextAnyConnQual++, evd);
+        if (this.fabric.bind(psp)) return psp;
+        evd.release();
+      }
+    }
+    const psp = new IbPsp(this, connQual, evd);
+    if (!this.fabric.bind(psp)) {
+      evd.release();
+      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
+    }
+    return psp;
+  }
+
+  protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): IbEndpoint {
+    return new IbEndpoint(this, pz, evds, attributes);
+  }
+
+  /** Vanish as a killed process would: peers see `connection-broken`, nothing here raises events. */
+  async crash(): Promise<void> {
+    for (const ep of this.liveEndpoints()) (ep as IbEndpoint).crash();
+    await this.close();
+  }
+
+  protected async shutdown(): Promise<void> {
+    this.fabric.detach(this);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The hardware model of the simulated InfiniBand provider: an MT23108 HCA (InfiniHost) on 64-bit
+ * 133 MHz PCI-X, IBA 4X links through an MT2400 switch, RC queue pairs driven through VAPI (seed 004).
+ *
+ * Only hardware-level figures are parameters. Library-level results of the seed (MVAPICH2/uDAPL
+ * latency ≈ 6.7 µs, peak ≈ 867 MB/s, MPI_Put/Get times; docs/hardware-models.md) are NOT used: they
+ * must come out of the protocols built on top. Where the seeds give no figure, the value is a typical
+ * one for MT23108-era hardware and says so; all of them are provider parameters (params.ts).
+ * Times are in ns, speeds in bytes per ns (= GB/s).
+ */
+export const IB_MODEL = {
+  /**
+   * 004:40 "IBA 4X has bandwidth up to 10 Gbps": 10 Gbps signalling, 8b/10b coding leaves 8 Gbps of
+   * data = 1 byte/ns.
+   */
+  linkBytesPerNs: 1,
+  /**
+   * 004:113 the nodes' host interface is 64-bit 133 MHz PCI-X: 8 bytes × 133 MHz = 1064 MB/s
+   * theoretical = 1.064 bytes/ns. One shared (half-duplex) bus per node: DMA reads and writes queue.
+   */
+  pciBytesPerNs: 1.064,
+  /**
+   * 004:121 small sends go "in one message with the request" (inline: the CPU writes the payload
+   * into the WQE, the HCA does no DMA read); the paper's boundary is 256 bytes.
+   */
+  inlineBytes: 256,
+  /**
+   * Not from the seeds: the IB path MTU. MT23108 supports 2048-byte MTUs (the IBA maximum is 4096);
+   * 2 KiB is the usual setting of that generation.
+   */
+  mtuBytes: 2048,
+  /**
+   * Not from the seeds: IBA per-packet headers of an RC packet on the wire: LRH 8 + BTH 12 + ICRC 4
+   * + VCRC 2 = 26 bytes (the RETH of an RDMA request's first packet is not counted).
+   */
+  packetHeaderBytes: 26,
+  /** Not from the seeds: cable and SerDes latency of a link, typical few-metre copper 4X cable. */
+  linkLatencyNs: 100,
+  /** Not from the seeds: port-to-port latency of an InfiniScale (MT2400-class) switch, vendor figure ≈ 200 ns. */
+  switchHopNs: 200,
+  /**
+   * Not from the seeds: host CPU cost of posting a work request through VAPI (build the WQE, ring the
+   * doorbell with a PIO write over PCI-X); typical ≈ 0.4 µs on hosts of that era. Charged to the
+   * posting rank's clock.
+   */
+  postOverheadNs: 400,
+  /** Not from the seeds: HCA processing of a message before its first byte goes out (WQE fetch, scheduling). */
+  hcaSendOverheadNs: 250,
+  /** Not from the seeds: HCA processing of a message after its last byte is in (checks, address translation). */
+  hcaRecvOverheadNs: 250,
+  /**
+   * Not from the seeds: round trip of a PCI-X DMA read issued by the HCA (a read is a split
+   * transaction); typical 0.5–1 µs for PCI-X hosts of that era.
+   */
+  pciReadLatencyNs: 600,
+  /** Not from the seeds: latency of a posted PCI-X DMA write into host memory, completion entry included. */
+  pciWriteLatencyNs: 150,
+  /**
+   * Not from the seeds: the IB minimum RNR NAK timer. IBA encoding 12 = 0.64 ms, the value MVAPICH-era
+   * software commonly used. The seed only says registration and receives matter (004:99).
+   */
+  rnrTimerNs: 640_000,
+  /** IBA RNR retry count, 3 bits: 7 means retry for ever (IBA 9.7.5.2.8). Default: for ever. */
+  rnrRetries: 7,
+  /**
+   * 004:99 registration is "time consuming" (hence pre-registered eager buffers); no figure in the
+   * seed. Not from the seeds: per-call cost of VAPI memory registration (system call, pinning set-up,
+   * HCA translation table write), order of 10 µs as measured for the Mellanox stack of that era.
+   */
+  registerRegionNs: 10_000,
+  /** Not from the seeds: registration cost per 4 KiB page pinned and entered into the HCA's table, ≈ 0.25 µs. */
+  registerPageNs: 250,
+  /** Page size registration costs are counted in. */
+  pageBytes: 4096,
+  /** Not from the seeds (and not modelled in detail): one leg of connection-manager traffic. */
+  cmDelayNs: 5_000,
+} as const;
+
+export type IbModel = { -readonly [K in keyof typeof IB_MODEL]: number };
