@@ -42,10 +42,6 @@ const TRANSITIONS: Readonly<Record<EpState, Partial<Record<EpInput, EpState>>>> 
   [S.FREED]: {},
 };
 
-/** The next state, or undefined if `input` is not allowed in `state`. */
-export function nextEpState(state: EpState, input: EpInput): EpState | undefined {
-  return TRANSITIONS[state][input];
-}
 
 /** The one transition function: the next state, or INVALID_STATE naming where `input` is allowed. */
 export function transitionEp(state: EpState, input: EpInput): EpState {

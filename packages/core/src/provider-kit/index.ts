@@ -16,13 +16,13 @@
  */
 export { Fifo } from './fifo.js';
 export { notSupported } from './not-supported.js';
-export { transitionEp, nextEpState, type EpInput } from './ep-state.js';
+export { transitionEp, type EpInput } from './ep-state.js';
 export { CreditWindow } from './credit-window.js';
 export { describe as describeValue, invalidParameter, requireBytes, requireFunction, requireHandle, requireInteger, requireObject } from './validate.js';
 export { EvdQueue } from './evd-queue.js';
 export { RmrTable, REMOTE_RIGHTS, type RmrWindow, type RemoteAccessGrant, type RemoteAccessResult } from './rmr-table.js';
 export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory.js';
-export { checkIov, copyIov, gatherInto, gatherIov, iovLength, iovViews, IovWriter } from './iov.js';
+export { checkIov, copyIov, gatherInto, IovWriter } from './iov.js';
 export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
 export { ConnectionRequestBase, PspBase } from './psp-base.js';
 export { IaBase, effectiveCapabilities, type IaBaseInit } from './ia-base.js';

@@ -45,23 +45,7 @@ export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number
   return total;
 }
 
-/** The iov's bytes as views of the registered memory (zero copy; for gathering writes). */
-export function iovViews(iov: Iov): Uint8Array[] {
-  const views: Uint8Array[] = [];
-  for (const seg of iov) if (seg.length > 0) views.push(seg.lmr.bytes.subarray(seg.offset, seg.offset + seg.length));
-  return views;
-}
 
-/** Copy the whole iov into one new buffer (providers that cannot gather). */
-export function gatherIov(iov: Iov, total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const seg of iov) {
-    out.set(seg.lmr.bytes.subarray(seg.offset, seg.offset + seg.length), at);
-    at += seg.length;
-  }
-  return out;
-}
 
 /**
  * Scatters incoming bytes into an iov in order, as pieces arrive (a stream's chunks or a
@@ -120,11 +104,6 @@ export function copyIov(from: Iov, to: Iov, length: number): number {
   return length - left;
 }
 
-export function iovLength(iov: Iov): number {
-  let total = 0;
-  for (const seg of iov) total += seg.length;
-  return total;
-}
 
 /** Copy the iov's bytes, in order, into `dest` starting at `at` (the caller checked the room). */
 export function gatherInto(iov: Iov, dest: Uint8Array, at: number): number {
