@@ -11,7 +11,7 @@ export class IbFabric {
   readonly network: NetworkModel;
   /** Per node: when its PCI-X bus is free again, ns. */
   private readonly busFree: Float64Array;
-  private nextNode = 0;
+  private readonly usedNodes = new Set<number>();
   private readonly ias = new Map<string, IbIa>();
   private readonly listeners = new Map<string, IbPsp>();
 
@@ -45,11 +45,16 @@ export class IbFabric {
     }
   }
 
-  allocateNode(): number {
-    if (this.nextNode >= this.params.maxNodes) {
-      throw new DatError(DatStatus.INSUFFICIENT_RESOURCES, `the fabric holds at most ${this.params.maxNodes} nodes (ib.maxNodes)`, { argument: 'ib.maxNodes' });
+  /** A free node: `preferred` when it is free and in range, else the lowest free one. Nodes are never reused. */
+  allocateNode(preferred?: number): number {
+    const max = this.params.maxNodes;
+    let node = preferred !== undefined && preferred < max && !this.usedNodes.has(preferred) ? preferred : 0;
+    while (node < max && this.usedNodes.has(node)) node++;
+    if (node >= max) {
+      throw new DatError(DatStatus.INSUFFICIENT_RESOURCES, `the fabric holds at most ${max} nodes (ib.maxNodes)`, { argument: 'ib.maxNodes' });
     }
-    return this.nextNode++;
+    this.usedNodes.add(node);
+    return node;
   }
 
   attach(ia: IbIa): void {

@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { DatError, DatStatus, type EndpointAttributes, type SimClock } from '@dapl/core';
+import { DatError, DatStatus, type EndpointAttributes, type EvdOptions, type SimClock } from '@dapl/core';
 import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
 import { IbEndpoint } from './ep.js';
+import { EvdWaits } from './evd-waits.js';
 import type { IbFabric } from './fabric.js';
 import { IbPsp } from './psp.js';
 
@@ -11,6 +12,8 @@ const ADDRESS = /^ib:[1-9][0-9]{0,4}$/;
 /** One HCA port of the simulated subnet: node `node`, LID node + 1, address `ib:<lid>`. */
 export class IbIa extends IaBase {
   private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
+  /** Declares this IA's EVD waits to the kernel when it belongs to a rank of `kernel.run`. */
+  private readonly evdWaits: EvdWaits | undefined;
 
   constructor(
     init: IaBaseInit,
@@ -19,9 +22,18 @@ export class IbIa extends IaBase {
     /** The virtual clock of the rank (or node) that owns this IA: posts and registrations charge it. */
     readonly clock: SimClock,
     private readonly jobKey: Uint8Array,
+    /** The rank of `kernel.run` that opened this IA (its runtime's clock is the kernel's); undefined when driven directly. */
+    readonly rank?: number,
   ) {
     super(init);
+    this.evdWaits = rank === undefined ? undefined : new EvdWaits(fabric.kernel, rank, this.address);
     fabric.attach(this);
+  }
+
+  override createEvd(options?: EvdOptions): EvdQueue {
+    const evd = super.createEvd(options);
+    this.evdWaits?.declare(evd);
+    return evd;
   }
 
   sameJobAs(other: IbIa): boolean {
@@ -41,6 +53,7 @@ export class IbIa extends IaBase {
   }
 
   protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
+    this.evdWaits?.addRole(evd, 'connection-request');
     if (connQual === undefined) {
       for (;;) {
         const psp = new IbPsp(this, this.nextAnyConnQual++, evd);
@@ -57,6 +70,7 @@ export class IbIa extends IaBase {
   }
 
   protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): IbEndpoint {
+    if (this.evdWaits !== undefined) for (const role of ['recv', 'request', 'connect'] as const) this.evdWaits.addRole(evds[role], role);
     return new IbEndpoint(this, pz, evds, attributes);
   }
 

@@ -11,6 +11,7 @@ import {
   type IaOptions,
   type Runtime,
   type SimClock,
+  type SimulatedProvider,
 } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { IB_CAPABILITIES, ibLimits } from './attr.js';
@@ -27,7 +28,8 @@ export interface IbProviderOptions {
   readonly parameters?: Readonly<Record<string, unknown>>;
 }
 
-export interface IbProvider extends DatProvider {
+/** A simulated provider (`isSimulatedProvider`): `dapl run` runs its jobs' ranks under `kernel`. */
+export interface IbProvider extends DatProvider, SimulatedProvider {
   /** The kernel this provider's fabric runs on. */
   readonly kernel: SimKernel;
 }
@@ -72,7 +74,9 @@ export function createIbProvider(options: IbProviderOptions = {}): IbProvider {
       if (fabric === undefined) fabric = new IbFabric(kernel, params);
       else fabric.checkSameModel(params);
       const jobKey = jobKeyFrom(iaOptions, defaultKey);
-      const node = fabric.allocateNode();
+      const clock = rankClock(kernel, runtime);
+      // A rank's IA is node `rank` when that is free: addresses then do not depend on which rank loaded first.
+      const node = fabric.allocateNode(clock === undefined ? undefined : runtime?.rank);
       const address = `ib:${node + 1}`;
       const logger = iaOptions.logger ?? pino({ level: 'silent' });
       return new IbIa(
@@ -88,8 +92,9 @@ export function createIbProvider(options: IbProviderOptions = {}): IbProvider {
         },
         fabric,
         node,
-        rankClock(kernel, runtime) ?? kernel.clock(node),
+        clock ?? kernel.clock(node),
         jobKey,
+        clock === undefined ? undefined : runtime?.rank,
       );
     },
   };

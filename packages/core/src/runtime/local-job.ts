@@ -7,6 +7,13 @@ import { WallClock } from './wall-clock.js';
 export const PMI_KEY_MAX = 64;
 export const PMI_VALUE_MAX = 1023;
 
+/**
+ * Wraps a rank's wait on its peers (`what`: `runtime.fence()`, `runtime.barrier()`), returning a
+ * promise that settles as `promise` does. Under the simulator it is `SimKernel.blockedOn`, so that a
+ * deadlock report says which ranks wait in which collective.
+ */
+export type LocalWaitHook = <T>(rank: number, what: string, promise: Promise<T>) => Promise<T>;
+
 export interface LocalJobOptions {
   /** Each rank's clock; default a `WallClock` per rank (the simulator passes virtual clocks). */
   readonly clock?: (rank: number) => Clock;
@@ -20,6 +27,8 @@ export interface LocalJobOptions {
    * Hydra (in-process ranks may compute for a long while, and simulated ranks in virtual time).
    */
   readonly collectiveTimeoutMs?: number;
+  /** Declares each rank's fence / barrier wait (see `LocalWaitHook`); default none. */
+  readonly waitHook?: LocalWaitHook;
 }
 
 /**
@@ -76,6 +85,13 @@ class LocalJob {
     throw new DatError(DatStatus.INVALID_PARAMETER, `rank ${rank}: KVS key "${key}" not found${hint}`, { argument: 'key' });
   }
 
+  /** `collective`, declared through the wait hook when there is one. */
+  wait(rank: number, call: 'fence' | 'barrier'): Promise<void> {
+    const arrived = this.collective(rank, call);
+    const hook = this.options.waitHook;
+    return hook === undefined ? arrived : hook(rank, `runtime.${call}()`, arrived);
+  }
+
   /** `barrier_in`: resolves when every rank has arrived, after committing the puts made before it. */
   collective(rank: number, call: string): Promise<void> {
     if (this.broken !== undefined) return Promise.reject(this.broken);
@@ -128,7 +144,9 @@ class LocalJob {
   private completeCollective(): void {
     for (const [key, value] of this.pending) this.committed.set(key, value);
     this.pending.clear();
-    const arrived = [...this.arrivals.values()];
+    // Woken in rank order, not arrival order: under the simulator, ranks that arrived in wall-clock
+    // order (after loading their program) must continue in the same order on every run.
+    const arrived = [...this.arrivals].sort(([a], [b]) => a - b).map(([, arrival]) => arrival);
     this.arrivals.clear();
     for (const arrival of arrived) {
       if (arrival.timer !== undefined) clearTimeout(arrival.timer);
@@ -162,7 +180,7 @@ class LocalRankRuntime implements Runtime {
 
   async fence(): Promise<void> {
     this.job.checkLive(this.rank, 'fence');
-    return this.job.collective(this.rank, 'fence');
+    return this.job.wait(this.rank, 'fence');
   }
 
   async get(key: string): Promise<string> {
@@ -173,7 +191,7 @@ class LocalRankRuntime implements Runtime {
 
   async barrier(): Promise<void> {
     this.job.checkLive(this.rank, 'barrier');
-    return this.job.collective(this.rank, 'barrier');
+    return this.job.wait(this.rank, 'barrier');
   }
 
   async abort(code: number, message: string): Promise<never> {

@@ -10,3 +10,4 @@ export { SimDeadlockError, isSimDeadlockError } from './sim-deadlock-error.js';
 export type { SimAbort, SimBlockedRank, SimOutcome, SimRankFailure, SimRunOptions, SimRunResult, SimStats } from './sim-run.js';
 export { NetworkModel, type NetworkParameters, type Transfer } from './network-model.js';
 export { Crossbar2D, Hypercube, flatTopology, type Topology } from './topology.js';
+export { isSimulatedProvider, type SimulatedProvider } from './simulated-provider.js';

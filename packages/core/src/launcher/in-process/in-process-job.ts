@@ -5,7 +5,7 @@ import type { DaplConfig } from '../../config/dapl-config.js';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { createRootLogger } from '../../logging/root-logger.js';
-import { createLocalJob } from '../../runtime/local-job.js';
+import { createLocalJob, type LocalWaitHook } from '../../runtime/local-job.js';
 import { rankContext } from '../../runtime/rank-context.js';
 import type { Clock } from '../../runtime/runtime.js';
 import type { LauncherClock, LauncherTimer } from '../launcher-clock.js';
@@ -61,6 +61,8 @@ export interface InProcessJobCollaborators {
   readonly rankClock?: (rank: number) => Clock;
   /** Default `startEveryRank`. */
   readonly runRanks?: RunRanks;
+  /** Declares the ranks' fence / barrier waits (the simulator passes its kernel's `blockedOn`). */
+  readonly waitHook?: LocalWaitHook;
   /** Default: `import()`. A test runner that runs this package's sources with its own loader passes Node's. */
   readonly importProgram?: ImportProgram;
 }
@@ -148,7 +150,11 @@ export class InProcessJob {
 
   #createRanks(): RankState[] {
     const { size, env, config, tagOutput } = this.#spec;
-    const locals = createLocalJob(size, { clock: this.#c.rankClock, onAbort: (rank, code, message) => this.#onAbort(rank, code, message) });
+    const locals = createLocalJob(size, {
+      clock: this.#c.rankClock,
+      waitHook: this.#c.waitHook,
+      onAbort: (rank, code, message) => this.#onAbort(rank, code, message),
+    });
     return locals.map((local, rank) => {
       const prefix = tagOutput ? `[${rank}] ` : '';
       const forwarders = { stdout: this.#forwarder(this.#c.stdout, prefix), stderr: this.#forwarder(this.#c.stderr, prefix) };

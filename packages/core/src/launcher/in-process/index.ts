@@ -13,3 +13,5 @@ export { describeInProcessFailure, inProcessExitCode, type InProcessOutcome, typ
 export { InProcessRankRuntime } from './rank-runtime.js';
 export { PRIVATISATION_HOOKS_SOURCE, registerPrivatisationHooks, JOB_PARAMETER, RANK_PARAMETER } from './privatisation-hooks.js';
 export { rankModuleUrl, AbandonedRankError } from './rank-modules.js';
+export { kernelDriver, simReportLine, LOADING_THE_PROGRAM, type KernelDriver } from './kernel-driver.js';
+export { SIM_REPORT_VARIABLE } from './run-in-process.js';

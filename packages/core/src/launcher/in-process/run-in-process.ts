@@ -4,13 +4,18 @@ import type { TextSink } from '../../cli/cli-types.js';
 import { DaplConfig, type Environment } from '../../config/dapl-config.js';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
+import type { ProviderRegistry } from '../../registry/provider-registry.js';
 import { createProviderRegistry } from '../../registry/create-provider-registry.js';
+import type { LocalWaitHook } from '../../runtime/local-job.js';
 import type { Clock } from '../../runtime/runtime.js';
+import type { SimKernel } from '../../sim/sim-kernel.js';
+import { isSimulatedProvider } from '../../sim/simulated-provider.js';
 import { RunExitCode } from '../exit-codes.js';
 import { realLauncherClock, type LauncherClock } from '../launcher-clock.js';
 import { jobEnvironment, newJobKey } from '../rank-environment.js';
 import { MAX_RANKS, MAX_TIMEOUT_SECONDS } from '../run-arguments.js';
 import { inProcessExitCode } from './in-process-outcome.js';
+import { kernelDriver, simReportLine, type KernelDriver } from './kernel-driver.js';
 import { InProcessJob, type ImportProgram, type RunRanks } from './in-process-job.js';
 
 /** Where SIGINT/SIGTERM are heard: `process`, or a test's emitter. */
@@ -37,6 +42,8 @@ export interface RunInProcessOptions {
   readonly clock?: (rank: number) => Clock;
   /** How the ranks are run; default all at once (the simulator passes its kernel's driver). */
   readonly runRanks?: RunRanks;
+  /** Declares the ranks' fence / barrier waits; default none. */
+  readonly waitHook?: LocalWaitHook;
   readonly stdout: TextSink;
   readonly stderr: TextSink;
   /** The environment the job's is made from; default `process.env`. */
@@ -53,6 +60,9 @@ export interface RunInProcessOptions {
 
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
+/** `DAPL_SIM_REPORT=1`: after a simulated job, one line on stderr with its virtual end time and events/s. */
+export const SIM_REPORT_VARIABLE = 'DAPL_SIM_REPORT';
+
 /**
  * `dapl run --in-process`: N ranks of `program` in this process, with the exit code `dapl run`
  * would give with processes (see `RUN_EXIT_CODE_HELP`). A fresh job key is shared by the ranks
@@ -68,7 +78,10 @@ export async function runInProcess(options: RunInProcessOptions): Promise<number
   const env = jobEnvironment(options.env ?? process.env, { jobKey: newJobKey(), provider: options.provider, configFile });
   // What each rank would load as a process of its own, with this environment.
   const config = await DaplConfig.load({ env, cwd });
-  (await createProviderRegistry(config)).lookup(config.providerKey);
+  const registry = await createProviderRegistry(config);
+  registry.lookup(config.providerKey);
+  // A simulated provider's ranks run under its kernel, in virtual time, unless the caller drives them.
+  const sim = options.clock === undefined && options.runRanks === undefined ? await simulatedDriver(registry, config.providerKey) : undefined;
   if (!(await isFile(program))) {
     options.stderr.write(`dapl run: program file not found: ${program}\n`);
     return RunExitCode.PROGRAM_NOT_FOUND;
@@ -79,18 +92,38 @@ export async function runInProcess(options: RunInProcessOptions): Promise<number
       stdout: options.stdout,
       stderr: options.stderr,
       clock: options.launcherClock ?? realLauncherClock,
-      rankClock: options.clock,
-      runRanks: options.runRanks,
+      rankClock: options.clock ?? sim?.driver.clock,
+      runRanks: options.runRanks ?? sim?.driver.runRanks,
+      waitHook: options.waitHook ?? sim?.driver.waitHook,
       importProgram: options.importProgram,
     },
   );
   const onSignal = (signal: NodeJS.Signals): void => job.interrupt(signal);
   for (const s of FORWARDED_SIGNALS) options.signals?.on(s, onSignal);
   try {
-    return inProcessExitCode(await job.run());
+    const code = inProcessExitCode(await job.run());
+    if (sim !== undefined && env[SIM_REPORT_VARIABLE] === '1') {
+      options.stderr.write(simReportLine(config.providerKey, options.size, await sim.driver.finished, sim.kernel));
+    }
+    return code;
   } finally {
     for (const s of FORWARDED_SIGNALS) options.signals?.off(s, onSignal);
   }
+}
+
+/**
+ * The kernel driver for `key`'s provider when it is simulated. A provider that fails to load is
+ * left to the ranks, which report it as they would with processes.
+ */
+async function simulatedDriver(registry: ProviderRegistry, key: string): Promise<{ kernel: SimKernel; driver: KernelDriver } | undefined> {
+  let provider: unknown;
+  try {
+    provider = await registry.load(key);
+  } catch {
+    return undefined;
+  }
+  if (!isSimulatedProvider(provider)) return undefined;
+  return { kernel: provider.kernel, driver: kernelDriver(provider.kernel) };
 }
 
 function checkSize(size: number): void {
