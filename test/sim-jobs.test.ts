@@ -40,7 +40,7 @@ function sortedLines(text: string): string[] {
 
 /** The virtual end time from a `DAPL_SIM_REPORT=1` line. */
 function virtualEndNs(stderr: string): number {
-  const match = /^dapl run: simulated \d+ ranks? on ib: virtual end time ([0-9.e+]+) ns, (\d+) events/m.exec(stderr);
+  const match = /^dapl run: simulated \d+ ranks? on \w+: virtual end time ([0-9.e+]+) ns, (\d+) events/m.exec(stderr);
   expect(match, `no simulation report in: ${stderr}`).not.toBeNull();
   return Number(match![1]);
 }
@@ -93,5 +93,21 @@ describe('dapl run --provider ib: ranks under the kernel, in virtual time', () =
     const lines = sortedLines(ran.stdout);
     expect(lines).toHaveLength(4);
     for (let r = 0; r < 4; r++) expect(lines[r]).toMatch(new RegExp(`^rank ${r} of 4: counter 1, core instance 1, args x, key [0-9a-f]{64}$`));
+  });
+});
+
+describe.each(['lapi', 'combuf'])('dapl run --provider %s: the same program in virtual time', (provider) => {
+  it('dat-ring -n 16 prints what it prints over tcp, and ends at the same virtual time twice', async () => {
+    const report = { DAPL_SIM_REPORT: '1' };
+    const [first, second, tcp] = await Promise.all([
+      daplRun(['-n', '16', '--provider', provider, ring, '3'], report),
+      daplRun(['-n', '16', '--provider', provider, ring, '3'], report),
+      daplRun(['-n', '16', '--in-process', '--provider', 'tcp', ring, '3']),
+    ]);
+    expect(first.code).toBe(0);
+    expect(tcp.code).toBe(0);
+    expect(sortedLines(first.stdout)).toEqual(sortedLines(tcp.stdout));
+    expect(virtualEndNs(first.stderr)).toBeGreaterThan(0);
+    expect(virtualEndNs(second.stderr)).toBe(virtualEndNs(first.stderr));
   });
 });

@@ -1,0 +1,22 @@
+import type { DtoCapability, IaLimits, ProviderCapabilities } from '@dapl/core';
+import type { CombufParameters } from './params.js';
+
+export const COMBUF_DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rdma-read', 'rdma-write-immediate'];
+
+/** `hw-collectives` (hardware barrier and broadcast, 001:186–213) is not offered yet: README LIMITATIONS. */
+export const COMBUF_CAPABILITIES: ProviderCapabilities = { dto: COMBUF_DTO_CAPABILITIES, extensions: [], inProcess: true };
+
+/** Limits as data. */
+export function combufLimits(params: CombufParameters): IaLimits {
+  return {
+    maxMessageSize: params.maxMessageSize,
+    maxRdmaSize: params.maxMessageSize,
+    maxInline: 0,
+    maxIov: 16,
+    maxRecvDtos: 65_536,
+    maxRequestDtos: 65_536,
+    maxEvdQueueDepth: 1 << 20,
+    maxPrivateData: 256,
+    connQualRange: [1, 65_535],
+  };
+}

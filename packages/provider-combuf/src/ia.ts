@@ -1,0 +1,135 @@
+import { timingSafeEqual } from 'node:crypto';
+import { DatError, DatStatus, type EndpointAttributes, type EvdOptions, type SimClock } from '@dapl/core';
+import { IaBase, type DtoRequest, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import { CombufEndpoint } from './ep.js';
+import { EvdWaits } from './evd-waits.js';
+import type { CombufFabric } from './fabric.js';
+import { CombufPsp } from './psp.js';
+import { TcwCache } from './tcw-cache.js';
+
+const FIRST_ANY_CONN_QUAL = 1024;
+const ADDRESS = /^combuf:(0|[1-9][0-9]{0,4})$/;
+const COUNTERS = ['tcwCreated', 'tcwReused', 'sendRightsAcquired'] as const;
+
+/**
+ * One SR8000 node's NIA: node `node`, address `combuf:<node>`. It keeps the node's TCWs (an LRU
+ * cache) and the send rights it holds, and says what each transfer costs the posting CPU.
+ */
+export class CombufIa extends IaBase {
+  private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
+  /** Declares this IA's EVD waits to the kernel when it belongs to a rank of `kernel.run`. */
+  private readonly evdWaits: EvdWaits | undefined;
+  private readonly tcws: TcwCache;
+  /** Nodes this node holds a send right to (`combuf_get_sendright`, 001:280). */
+  private readonly sendRights = new Set<number>();
+  /** Small ids for LMRs and endpoints, to name addresses in TCW keys. */
+  private readonly ids = new WeakMap<object, number>();
+  private nextId = 1;
+
+  constructor(
+    init: IaBaseInit,
+    readonly fabric: CombufFabric,
+    readonly node: number,
+    /** The virtual clock of the rank (or node) that owns this IA: posts and registrations charge it. */
+    readonly clock: SimClock,
+    private readonly jobKey: Uint8Array,
+    /** The rank of `kernel.run` that opened this IA (its runtime's clock is the kernel's); undefined when driven directly. */
+    readonly rank?: number,
+  ) {
+    super(init);
+    this.evdWaits = rank === undefined ? undefined : new EvdWaits(fabric.kernel, rank, this.address);
+    this.tcws = new TcwCache(fabric.params.tcwCacheSize);
+    for (const name of COUNTERS) this.count(name, 0);
+    fabric.attach(this);
+  }
+
+  /**
+   * CPU time the posting rank spends before the NIA can start `req` on `ep`: the send right on the
+   * first transfer to the peer's node, a TCW created unless one for (source, target, size,
+   * destination) exists (001:219), a gather copy when the local iov has several segments, the kick.
+   */
+  transferSetupNs(ep: CombufEndpoint, req: DtoRequest): number {
+    const p = this.fabric.params;
+    const peer = ep.peer;
+    let ns = p.kickOverheadNs;
+    if (peer === undefined) return ns;
+    if (!this.sendRights.has(peer.node)) {
+      this.sendRights.add(peer.node);
+      this.count('sendRightsAcquired');
+      ns += p.sendRightNs;
+    }
+    if (this.tcws.use(this.tcwKey(peer, req))) this.count('tcwReused');
+    else {
+      this.count('tcwCreated');
+      ns += p.tcwCreateNs;
+    }
+    // A read lands in the local iov (scattered on arrival, progress.ts); the others leave from it.
+    if (req.op !== 'rdma-read' && req.iov.length > 1) ns += req.length / p.hostCopyBytesPerNs;
+    return ns;
+  }
+
+  /** Names the local area, the remote area, the size and the destination node of a transfer. */
+  private tcwKey(peer: CombufEndpoint, req: DtoRequest): string {
+    const local = req.iov.length === 1 ? `${this.idOf(req.iov[0].lmr)}+${req.iov[0].offset}` : req.iov.length === 0 ? '-' : 'gather';
+    // A send lands in the peer endpoint's receive area; RDMA names the window and offset.
+    const remote = req.remote === undefined ? `ep${this.idOf(peer)}` : `${req.remote.rmrContext}+${req.remote.targetOffset}`;
+    return `${req.op === 'rdma-read' ? 'get' : 'put'} ${local} ${remote} ${req.length} @${peer.node}`;
+  }
+
+  private idOf(object: object): number {
+    let id = this.ids.get(object);
+    if (id === undefined) {
+      id = this.nextId++;
+      this.ids.set(object, id);
+    }
+    return id;
+  }
+
+  override createEvd(options?: EvdOptions): EvdQueue {
+    const evd = super.createEvd(options);
+    this.evdWaits?.declare(evd);
+    return evd;
+  }
+
+  sameJobAs(other: CombufIa): boolean {
+    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
+  }
+
+  override validateAddress(address: string): void {
+    if (!ADDRESS.test(address)) {
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like combuf:<node> (node 0..99999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
+    }
+  }
+
+  protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
+    this.evdWaits?.addRole(evd, 'connection-request');
+    if (connQual === undefined) {
+      for (;;) {
+        const psp = new CombufPsp(this, this.nextAnyConnQual++, evd);
+        if (this.fabric.bind(psp)) return psp;
+        evd.release();
+      }
+    }
+    const psp = new CombufPsp(this, connQual, evd);
+    if (!this.fabric.bind(psp)) {
+      evd.release();
+      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
+    }
+    return psp;
+  }
+
+  protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): CombufEndpoint {
+    if (this.evdWaits !== undefined) for (const role of ['recv', 'request', 'connect'] as const) this.evdWaits.addRole(evds[role], role);
+    return new CombufEndpoint(this, pz, evds, attributes);
+  }
+
+  /** Vanish as a killed process would: peers see `connection-broken`, nothing here raises events. */
+  async crash(): Promise<void> {
+    for (const ep of this.liveEndpoints()) (ep as CombufEndpoint).crash();
+    await this.close();
+  }
+
+  protected async shutdown(): Promise<void> {
+    this.fabric.detach(this);
+  }
+}

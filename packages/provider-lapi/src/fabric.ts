@@ -1,0 +1,148 @@
+import { DatError, DatStatus, NetworkModel, type SimKernel } from '@dapl/core';
+import type { LapiIa } from './ia.js';
+import type { LapiPsp } from './psp.js';
+import { FABRIC_PARAMETER_NAMES, type LapiParameters } from './params.js';
+
+/**
+ * The simulated SP of one provider object: the kernel, the switch (NetworkModel: per-node injection
+ * and ejection), each node's HAL send and receive paths (CPU copies into pinned network buffers and
+ * adapter DMA), and the IAs (by address `lapi:<task>`) and listeners. Per provider object, so tests
+ * stay isolated.
+ */
+export class LapiFabric {
+  readonly network: NetworkModel;
+  /** Payload bytes of one switch packet (the LAPI header is inside the packet). */
+  readonly payloadBytes: number;
+  /** Per node: when its HAL send path (copy + adapter DMA) is free again, ns. */
+  private readonly sendFree: Float64Array;
+  /** Per node: when its HAL receive path (adapter DMA + copy out) is free again, ns. */
+  private readonly recvFree: Float64Array;
+  private readonly usedNodes = new Set<number>();
+  private readonly ias = new Map<string, LapiIa>();
+  private readonly listeners = new Map<string, LapiPsp>();
+
+  constructor(
+    readonly kernel: SimKernel,
+    readonly params: LapiParameters,
+  ) {
+    this.payloadBytes = params.packetBytes - params.lapiHeaderBytes;
+    this.network = new NetworkModel({
+      nodes: params.maxNodes,
+      latencyNs: params.switchLatencyNs,
+      bytesPerNs: params.switchBytesPerNs,
+      packetBytes: this.payloadBytes,
+      packetOverheadBytes: params.lapiHeaderBytes,
+      injectOverheadNs: params.adapterSendNs,
+      ejectOverheadNs: params.adapterRecvNs,
+    });
+    this.sendFree = new Float64Array(params.maxNodes);
+    this.recvFree = new Float64Array(params.maxNodes);
+    // Tests drive IAs outside any kernel.run: events must still happen as they await.
+    kernel.enableFreeRunning();
+  }
+
+  /** Refuse an IA whose model parameters differ from the fabric's (one switch, one hardware model). */
+  checkSameModel(params: LapiParameters): void {
+    for (const name of FABRIC_PARAMETER_NAMES) {
+      const mine = (this.params as unknown as Record<string, unknown>)[name];
+      const theirs = (params as unknown as Record<string, unknown>)[name];
+      if (mine !== theirs) {
+        throw new DatError(DatStatus.INVALID_PARAMETER, `lapi.${name} must be ${String(mine)} like the other IAs of this fabric, got ${String(theirs)}`, { argument: `lapi.${name}` });
+      }
+    }
+  }
+
+  /** A free node: `preferred` when it is free and in range, else the lowest free one. Nodes are never reused. */
+  allocateNode(preferred?: number): number {
+    const max = this.params.maxNodes;
+    let node = preferred !== undefined && preferred < max && !this.usedNodes.has(preferred) ? preferred : 0;
+    while (node < max && this.usedNodes.has(node)) node++;
+    if (node >= max) {
+      throw new DatError(DatStatus.INSUFFICIENT_RESOURCES, `the fabric holds at most ${max} nodes (lapi.maxNodes)`, { argument: 'lapi.maxNodes' });
+    }
+    this.usedNodes.add(node);
+    return node;
+  }
+
+  attach(ia: LapiIa): void {
+    this.ias.set(ia.address, ia);
+  }
+
+  detach(ia: LapiIa): void {
+    this.ias.delete(ia.address);
+  }
+
+  ia(address: string): LapiIa | undefined {
+    return this.ias.get(address);
+  }
+
+  listener(address: string, connQual: number): LapiPsp | undefined {
+    return this.listeners.get(`${address}#${connQual}`);
+  }
+
+  bind(psp: LapiPsp): boolean {
+    const key = `${psp.ia.address}#${psp.connQual}`;
+    if (this.listeners.has(key)) return false;
+    this.listeners.set(key, psp);
+    return true;
+  }
+
+  unbind(psp: LapiPsp): void {
+    const key = `${psp.ia.address}#${psp.connQual}`;
+    if (this.listeners.get(key) === psp) this.listeners.delete(key);
+  }
+
+  /**
+   * Send `bytes` from `src` to `dst`, the LAPI call done at `startNs`: the HAL copies each packet into
+   * a pinned network buffer (000:78) and the adapter DMAs it out (000:79), pipelined per packet; the
+   * switch then carries the packets. Returns when the message has been received by `dst`'s adapter
+   * and, in interrupt mode, the interrupt has woken the dispatcher there.
+   */
+  send(src: number, dst: number, bytes: number, startNs: number): number {
+    const p = this.params;
+    const { packets, first, last } = this.split(bytes);
+    const begin = Math.max(startNs, this.sendFree[src]);
+    const copyFirst = p.halPacketNs + first / p.halCopyBytesPerNs;
+    const copyAll = packets * p.halPacketNs + bytes / p.halCopyBytesPerNs;
+    const firstAt = begin + copyFirst + p.dmaLatencyNs + first / p.dmaBytesPerNs;
+    // Two-stage pipeline (copy, DMA): the slower stage sets the pace after the first packet.
+    const doneAt = begin + p.dmaLatencyNs + Math.max(copyAll + last / p.dmaBytesPerNs, copyFirst + bytes / p.dmaBytesPerNs);
+    this.sendFree[src] = doneAt;
+    // The switch must not overtake the adapter: the last packet leaves no earlier than it was DMA'd.
+    const wireStart = Math.max(firstAt, doneAt - this.network.serializationNs(bytes));
+    const t = this.network.transfer(src, dst, bytes, wireStart);
+    return t.arrivesAt + (p.mode === 'interrupt' ? p.interruptNs : 0);
+  }
+
+  /**
+   * The receiving side of a message of `bytes` noticed at `node` at `arrivedAt` (see `send`): the
+   * header handler runs at the first packet (000:80), the adapter DMAs each packet into a HAL
+   * receive buffer and HAL copies it out to the buffer the handler returned. Returns when the data is
+   * in place (before any completion handler).
+   */
+  receive(node: number, bytes: number, arrivedAt: number): number {
+    const p = this.params;
+    const { packets, first, last } = this.split(bytes);
+    const firstIn = arrivedAt - (this.network.serializationNs(bytes) - this.network.serializationNs(first));
+    const handled = firstIn + p.headerHandlerNs;
+    const lastStages = p.dmaLatencyNs + last / p.dmaBytesPerNs + p.halPacketNs + last / p.halCopyBytesPerNs;
+    const streamed = Math.max(arrivedAt, handled) + lastStages;
+    const dmaFirst = first / p.dmaBytesPerNs;
+    const queued = Math.max(this.recvFree[node], handled) + p.dmaLatencyNs + Math.max(bytes / p.dmaBytesPerNs + p.halPacketNs + last / p.halCopyBytesPerNs, dmaFirst + packets * p.halPacketNs + bytes / p.halCopyBytesPerNs);
+    const done = Math.max(streamed, queued);
+    this.recvFree[node] = done;
+    return done;
+  }
+
+  /** Cost of the completion handler a DAT send's target completion runs (000:379, 000:388). */
+  completionNs(): number {
+    const p = this.params;
+    return p.completionInContextNs + (p.completionHandler === 'thread' ? p.completionThreadSwitchNs : 0);
+  }
+
+  private split(bytes: number): { packets: number; first: number; last: number } {
+    const packets = this.network.packets(bytes);
+    const first = Math.min(bytes, this.payloadBytes);
+    return { packets, first, last: bytes - (packets - 1) * this.payloadBytes };
+  }
+}

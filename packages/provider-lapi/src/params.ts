@@ -1,0 +1,53 @@
+import { DatError, DatStatus, type ParameterSpec } from '@dapl/core';
+import { resolveProviderParameters } from '@dapl/core/provider-kit';
+import { LAPI_MODEL, type LapiCompletionHandler, type LapiMode, type LapiModel } from './model.js';
+
+const M = LAPI_MODEL;
+const HUGE = 1e12;
+
+const ns = (name: keyof LapiModel, help: string): ParameterSpec => ({ name, type: 'number', default: M[name], min: 0, max: HUGE, help });
+
+/** Runtime parameters of the lapi provider (`DAPL_LAPI_<NAME>`, `lapi.<name>` in dapl.config.json); model.ts cites each default. */
+export const LAPI_PARAMETERS: readonly ParameterSpec[] = [
+  { name: 'maxNodes', type: 'integer', default: 512, min: 1, max: 65_535, help: 'nodes one SP switch fabric can hold; an IA is a node (task)' },
+  { name: 'connectTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'default wall-clock time an active connect may take before connection-timed-out' },
+  { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0x8000_0000, help: 'largest send or RDMA transfer (bytes)' },
+  { name: 'mode', type: 'enum', default: 'polling', values: ['polling', 'interrupt'], help: 'how arrivals are noticed: polling, or an interrupt + wake-up per message (seed 000:414-422)' },
+  { name: 'completionHandler', type: 'enum', default: 'in-context', values: ['in-context', 'thread'], help: "a send's target completion: predefined in-context handler, or a user handler after a thread switch (seed 000:379, 000:388)" },
+  { name: 'switchBytesPerNs', type: 'number', default: M.switchBytesPerNs, min: 1e-6, max: 1000, help: 'SP switch rate between a node pair, bytes/ns (seed 000:51: 160 MB/s)' },
+  { name: 'packetBytes', type: 'integer', default: M.packetBytes, min: 64, max: 65_536, help: 'switch packet size on the wire, LAPI header included, bytes (not from the seeds: 1 KB-class)' },
+  { name: 'lapiHeaderBytes', type: 'integer', default: M.lapiHeaderBytes, min: 0, max: 1024, help: 'LAPI header per packet, bytes (seed 000:407)' },
+  { name: 'dmaBytesPerNs', type: 'number', default: M.dmaBytesPerNs, min: 1e-6, max: 1000, help: 'adapter DMA rate, bytes/ns (seed 000:79; figure not from the seeds)' },
+  { name: 'halCopyBytesPerNs', type: 'number', default: M.halCopyBytesPerNs, min: 1e-6, max: 1000, help: 'HAL copy rate into/out of pinned network buffers, bytes/ns (seed 000:78; figure not from the seeds)' },
+  ns('switchLatencyNs', 'switch latency between two nodes, ns (not from the seeds)'),
+  ns('adapterSendNs', 'adapter per-message cost before sending, ns (not from the seeds)'),
+  ns('adapterRecvNs', 'adapter per-message cost after the last packet, ns (not from the seeds)'),
+  ns('dmaLatencyNs', 'start-up latency of an adapter DMA, ns (not from the seeds)'),
+  ns('halPacketNs', 'HAL per-packet cost, ns (not from the seeds)'),
+  ns('lapiCallNs', 'CPU cost of a LAPI call, charged to the posting rank, ns (not from the seeds)'),
+  ns('headerHandlerNs', 'header handler cost at the target, ns (seed 000:80; figure not from the seeds)'),
+  ns('completionInContextNs', 'predefined in-context completion handler cost, ns (seed 000:388; figure not from the seeds)'),
+  ns('completionThreadSwitchNs', 'thread switch before a threaded completion handler, ns (seed 000:379; figure not from the seeds)'),
+  ns('interruptNs', 'interrupt + wake-up per message arrival in interrupt mode, ns (seed 000:414-422; figure not from the seeds)'),
+  { name: 'retransmitNs', type: 'number', default: M.retransmitNs, min: 1, max: HUGE, help: 'resend delay of a send whose header handler found no posted receive, ns (not from the seeds)' },
+  ns('cmDelayNs', 'one leg of connection set-up traffic, ns (not modelled in detail)'),
+];
+
+export interface LapiParameters extends LapiModel {
+  readonly maxNodes: number;
+  readonly connectTimeoutMs: number;
+  readonly maxMessageSize: number;
+  readonly mode: LapiMode;
+  readonly completionHandler: LapiCompletionHandler;
+}
+
+/** Parameters that shape the shared fabric; every IA of one fabric must agree on them. */
+export const FABRIC_PARAMETER_NAMES: readonly string[] = LAPI_PARAMETERS.map((p) => p.name).filter((n) => n !== 'connectTimeoutMs' && n !== 'maxMessageSize');
+
+export function resolveLapiParameters(raw: Readonly<Record<string, unknown>> | undefined): LapiParameters {
+  const params = resolveProviderParameters('lapi', LAPI_PARAMETERS, raw) as unknown as LapiParameters;
+  if (params.lapiHeaderBytes >= params.packetBytes) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `lapi.lapiHeaderBytes must be less than lapi.packetBytes (${params.packetBytes}), got ${params.lapiHeaderBytes}`, { argument: 'lapi.lapiHeaderBytes' });
+  }
+  return params;
+}
