@@ -3,8 +3,8 @@ import type { CombufParameters } from './params.js';
 
 export const COMBUF_DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rdma-read', 'rdma-write-immediate'];
 
-/** `hw-collectives` (hardware barrier and broadcast, 001:186–213) is not offered yet: README LIMITATIONS. */
-export const COMBUF_CAPABILITIES: ProviderCapabilities = { dto: COMBUF_DTO_CAPABILITIES, extensions: [], inProcess: true };
+/** `hw-collectives`: the hardware barrier and broadcast (001:186–213), hw-collectives.ts. */
+export const COMBUF_CAPABILITIES: ProviderCapabilities = { dto: COMBUF_DTO_CAPABILITIES, extensions: ['hw-collectives'], inProcess: true };
 
 /** Limits as data. */
 export function combufLimits(params: CombufParameters): IaLimits {

@@ -1,4 +1,5 @@
 import { Crossbar2D, DatError, DatStatus, NetworkModel, type SimKernel } from '@dapl/core';
+import { HwRendezvous } from './hw-rendezvous.js';
 import type { CombufIa } from './ia.js';
 import type { CombufPsp } from './psp.js';
 import { FABRIC_PARAMETER_NAMES, type CombufParameters } from './params.js';
@@ -32,6 +33,8 @@ export function nicOverheadNs(p: CombufParameters): number {
 export class CombufFabric {
   readonly network: NetworkModel;
   readonly crossbar: Crossbar2D;
+  /** Where the members of a hardware barrier or broadcast meet (one serialized crossbar per machine). */
+  readonly collectives: HwRendezvous;
   private readonly usedNodes = new Set<number>();
   private readonly ias = new Map<string, CombufIa>();
   private readonly listeners = new Map<string, CombufPsp>();
@@ -54,6 +57,7 @@ export class CombufFabric {
       topology: this.crossbar.hops,
       perHopNs: params.crossbarHopNs,
     });
+    this.collectives = new HwRendezvous(this);
     // Tests drive IAs outside any kernel.run: events must still happen as they await.
     kernel.enableFreeRunning();
   }

@@ -3,6 +3,7 @@ import { DatError, DatStatus, type EndpointAttributes, type EvdOptions, type Sim
 import { IaBase, type DtoRequest, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
 import { CombufEndpoint } from './ep.js';
 import { EvdWaits } from './evd-waits.js';
+import { CombufHwCollectives, type HwCaller } from './hw-collectives.js';
 import type { CombufFabric } from './fabric.js';
 import { CombufPsp } from './psp.js';
 import { TcwCache } from './tcw-cache.js';
@@ -36,7 +37,20 @@ export class CombufIa extends IaBase {
     /** The rank of `kernel.run` that opened this IA (its runtime's clock is the kernel's); undefined when driven directly. */
     readonly rank?: number,
   ) {
-    super(init);
+    // The extension reads `closed` from this IA, which exists only after super().
+    const opened: { ia?: CombufIa } = {};
+    const caller: HwCaller = {
+      node,
+      address: init.address,
+      clock,
+      rank,
+      timeoutMs: fabric.params.connectTimeoutMs,
+      get closed() {
+        return opened.ia?.closed ?? false;
+      },
+    };
+    super({ ...init, extensions: { ...init.extensions, 'hw-collectives': new CombufHwCollectives(fabric, caller) } });
+    opened.ia = this;
     this.evdWaits = rank === undefined ? undefined : new EvdWaits(fabric.kernel, rank, this.address);
     this.tcws = new TcwCache(fabric.params.tcwCacheSize);
     for (const name of COUNTERS) this.count(name, 0);

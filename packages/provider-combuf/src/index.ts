@@ -26,3 +26,4 @@ export { COMBUF_PARAMETERS, type CombufParameters } from './params.js';
 export { COMBUF_MODEL, type CombufModel } from './model.js';
 export { nicOverheadNs, LATENCY_REFERENCE_BYTES } from './fabric.js';
 export type { CombufIa } from './ia.js';
+export type { CombufHwCollectives } from './hw-collectives.js';

@@ -65,6 +65,17 @@ export const COMBUF_MODEL = {
    * 001:177 "each dimension up to 8 nodes": nodes sit on an X×Y crossbar grid, X = min(this, nodes).
    */
   crossbarWidth: 8,
+  /**
+   * 001:303 "The latency of hardware barrier synchronization is 8µsec" (`hmpp_barrier`, a
+   * hardware-level figure): from the last member's arrival to every member's release.
+   */
+  hwBarrierNs: 8_000,
+  /**
+   * 001:190 a broadcast source "sends a data to the 'serialized' y-crossbar, which will be
+   * transferred via all x-crossbars to all other nodes" in parallel: two crossbar stages for every
+   * member, wherever it sits. The data crosses them at the link rate (`linkBytesPerNs`, 001:258).
+   */
+  hwBroadcastCrossbars: 2,
 } as const;
 
 export type CombufModel = { -readonly [K in keyof typeof COMBUF_MODEL]: number };

@@ -23,6 +23,8 @@ export const COMBUF_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'cmDelayNs', type: 'number', default: M.cmDelayNs, min: 0, max: HUGE, help: 'one leg of connection set-up, ns (not modelled in detail)' },
   { name: 'tcwCacheSize', type: 'integer', default: M.tcwCacheSize, min: 1, max: 1 << 20, help: 'TCWs a node keeps (LRU) before one is rewritten (not from the seeds)' },
   { name: 'crossbarWidth', type: 'integer', default: M.crossbarWidth, min: 1, max: 1 << 16, help: 'nodes per crossbar row: X = min(width, maxNodes) (seed 001:177: up to 8)' },
+  { name: 'hwBarrierNs', type: 'number', default: M.hwBarrierNs, min: 0, max: HUGE, help: 'hardware barrier, last arrival to release, ns (seed 001:303)' },
+  { name: 'hwBroadcastCrossbars', type: 'integer', default: M.hwBroadcastCrossbars, min: 1, max: 16, help: 'crossbar stages a hardware broadcast crosses: the serialized y-crossbar, then the x-crossbars (seed 001:190)' },
 ];
 
 export interface CombufParameters extends CombufModel {

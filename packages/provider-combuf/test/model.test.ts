@@ -37,7 +37,7 @@ describe('combuf model', () => {
     const b = await combuf.openIa();
     try {
       expect([a.query().address, b.query().address]).toEqual(['combuf:0', 'combuf:1']);
-      expect(a.query().extensions).toEqual([]);
+      expect(a.query().extensions).toEqual(['hw-collectives']);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

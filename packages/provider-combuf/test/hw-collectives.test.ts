@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { DatError, DatStatus, MemAccess, SimKernel, type HwCollectives, type Lmr, type Runtime, type SimClock } from '@dapl/core';
+import { createCombufProvider, nicOverheadNs } from '../src/index.js';
+import { resolveCombufParameters } from '../src/params.js';
+
+/** One rank's view: its node's hardware collectives, its registered buffer, its clock. */
+interface HwSide {
+  readonly rank: number;
+  readonly clock: SimClock;
+  readonly kernel: SimKernel;
+  readonly hw: HwCollectives;
+  readonly buf: Uint8Array;
+  readonly lmr: Lmr;
+}
+
+/** `size` ranks on a fresh kernel and combuf machine (rank r = node r), each with a registered buffer; `body` runs on each. */
+async function runRanks(size: number, parameters: Readonly<Record<string, unknown>>, bufBytes: number, body: (side: HwSide) => Promise<void>) {
+  const kernel = new SimKernel();
+  const provider = createCombufProvider({ kernel, parameters });
+  const main = (rank: number) => async (): Promise<void> => {
+    const clock = kernel.clock(rank);
+    const ia = await provider.openIa({}, { rank, size, clock } as unknown as Runtime);
+    try {
+      const hw = ia.extension('hw-collectives');
+      if (hw === undefined) throw new Error('combuf offers no hw-collectives');
+      const buf = new Uint8Array(bufBytes);
+      const lmr = ia.createPz().registerLmr(buf, MemAccess.ALL);
+      await body({ rank, clock, kernel, hw, buf, lmr });
+    } finally {
+      await ia.close();
+    }
+  };
+  const result = await kernel.run(Array.from({ length: size }, (_, r) => main(r)));
+  expect(result.failures).toEqual([]);
+  expect(result.outcome).toBe('completed');
+  return result;
+}
+
+/** The error `promise` rejects with (the test fails if it resolves). */
+async function errorOf(promise: Promise<unknown>): Promise<DatError> {
+  try {
+    await promise;
+  } catch (e) {
+    if (e instanceof DatError) return e;
+    throw e;
+  }
+  throw new Error('expected a DatError, the call succeeded');
+}
+
+const ROW_OF_8 = [0, 1, 2, 3, 4, 5, 6, 7];
+/** crossbarWidth 2: four ranks are a 2×2 grid (nodes 0 1 / 2 3). */
+const GRID_2X2 = { crossbarWidth: 2 };
+
+describe('combuf hw-collectives', () => {
+  it('is listed in the capabilities and the IA query', async () => {
+    const combuf = createCombufProvider();
+    const ia = await combuf.openIa();
+    try {
+      expect(combuf.capabilities.extensions).toEqual(['hw-collectives']);
+      expect(ia.query().extensions).toEqual(['hw-collectives']);
+    } finally {
+      await ia.close();
+    }
+  });
+
+  it('usable(): a 2×2 set and a full row are rectangles; an L-shaped set, an empty one, duplicates are not', async () => {
+    const usable: Record<string, boolean> = {};
+    await runRanks(4, GRID_2X2, 8, async ({ rank, hw }) => {
+      if (rank !== 0) return;
+      usable['2x2'] = hw.usable([3, 2, 1, 0]);
+      usable.row = hw.usable([0, 1]);
+      usable.column = hw.usable([1, 3]);
+      usable.L = hw.usable([0, 1, 2]);
+      usable.diagonal = hw.usable([0, 3]);
+      usable.empty = hw.usable([]);
+      usable.duplicates = hw.usable([0, 0, 1, 1]);
+      usable.outside = hw.usable([0, 1, 1e9]);
+    });
+    expect(usable).toEqual({ '2x2': true, row: true, column: true, L: false, diagonal: false, empty: false, duplicates: false, outside: false });
+    await runRanks(8, {}, 8, async ({ rank, hw }) => {
+      if (rank === 0) expect([hw.usable(ROW_OF_8), hw.usable([2, 3, 4]), hw.usable([0, 1, 3])]).toEqual([true, true, false]);
+    });
+  });
+
+  it('barrier: every member leaves at the last arrival + 8 µs (001:303)', async () => {
+    const left: number[] = [];
+    await runRanks(4, GRID_2X2, 8, async ({ rank, clock, hw }) => {
+      clock.charge(1_000 * (rank + 1)); // arrivals at 1, 2, 3, 4 µs
+      await hw.barrier([0, 1, 2, 3]);
+      left[rank] = clock.nowNs;
+    });
+    expect(left).toEqual([12_000, 12_000, 12_000, 12_000]);
+  });
+
+  it('barrier on 8 ranks, twice in a row: each round waits for its own last arrival', async () => {
+    const left: number[][] = [[], []];
+    await runRanks(8, {}, 8, async ({ rank, clock, hw }) => {
+      if (rank === 5) clock.charge(30_000);
+      await hw.barrier(ROW_OF_8);
+      left[0][rank] = clock.nowNs;
+      if (rank === 2) clock.charge(1_000);
+      await hw.barrier(ROW_OF_8);
+      left[1][rank] = clock.nowNs;
+    });
+    expect(left[0]).toEqual(Array(8).fill(38_000));
+    expect(left[1]).toEqual(Array(8).fill(47_000));
+  });
+
+  it('broadcast on 8 ranks: the root\'s bytes land at the same offset on every rank, all at one time', async () => {
+    const length = 10_000;
+    const offset = 100;
+    const root = 3;
+    const p = resolveCombufParameters({});
+    const packets = Math.ceil(length / p.packetBytes);
+    const expected = 500 + 2 * nicOverheadNs(p) + (length + packets * p.packetHeaderBytes) / p.linkBytesPerNs + p.linkLatencyNs + 2 * p.crossbarHopNs;
+    const done: number[] = [];
+    const got: Uint8Array[] = [];
+    const pattern = Uint8Array.from({ length }, (_, i) => (i * 7 + 1) & 0xff);
+    await runRanks(8, {}, 16_384, async ({ rank, clock, hw, buf, lmr }) => {
+      if (rank === root) buf.set(pattern, offset);
+      clock.charge(rank === 6 ? 500 : 100);
+      await hw.broadcast(ROW_OF_8, root, lmr, offset, length);
+      done[rank] = clock.nowNs;
+      got[rank] = buf.slice();
+    });
+    expect(done).toEqual(Array(8).fill(expected));
+    for (let r = 0; r < 8; r++) {
+      expect(Buffer.from(got[r].subarray(offset, offset + length)).equals(pattern), `rank ${r}`).toBe(true);
+      expect(got[r].subarray(0, offset).every((b) => b === 0), `rank ${r} before offset`).toBe(true);
+      expect(got[r].subarray(offset + length).every((b) => b === 0), `rank ${r} after`).toBe(true);
+    }
+  });
+
+  it('refuses a non-rectangular group (MODEL_NOT_SUPPORTED) and a group without the caller (INVALID_PARAMETER)', async () => {
+    const errors: DatError[] = [];
+    await runRanks(4, GRID_2X2, 64, async ({ rank, hw, lmr }) => {
+      if (rank !== 0) return;
+      errors.push(await errorOf(hw.barrier([0, 1, 2])));
+      errors.push(await errorOf(hw.broadcast([0, 1, 2], 0, lmr, 0, 8)));
+      errors.push(await errorOf(hw.barrier([2, 3])));
+      errors.push(await errorOf(hw.broadcast([0, 1], 3, lmr, 0, 8)));
+    });
+    expect(errors.map((e) => [e.status, e.argument])).toEqual([
+      [DatStatus.MODEL_NOT_SUPPORTED, 'group'],
+      [DatStatus.MODEL_NOT_SUPPORTED, 'group'],
+      [DatStatus.INVALID_PARAMETER, 'group'],
+      [DatStatus.INVALID_PARAMETER, 'root'],
+    ]);
+  });
+
+  it('refuses a broadcast whose members pass different offsets: every member gets INVALID_PARAMETER naming offset', async () => {
+    const errors: DatError[] = [];
+    await runRanks(4, GRID_2X2, 64, async ({ rank, hw, lmr }) => {
+      errors[rank] = await errorOf(hw.broadcast([0, 1, 2, 3], 0, lmr, rank === 2 ? 8 : 0, 16));
+    });
+    expect(errors.map((e) => [e.status, e.argument])).toEqual(Array(4).fill([DatStatus.INVALID_PARAMETER, 'offset']));
+    expect(errors[0].message).toMatch(/node 0 passed 0, node 2 passed 8/);
+  });
+
+  it('refuses a second broadcast while one is in flight on the serialized crossbar (INVALID_STATE); it goes once that one ended', async () => {
+    const outcome: string[] = [];
+    const data: Uint8Array[] = [];
+    await runRanks(4, GRID_2X2, 64, async ({ rank, kernel, hw, buf, lmr }) => {
+      const group = rank < 2 ? [0, 1] : [2, 3];
+      buf.fill(rank + 1, 0, 8);
+      try {
+        await hw.broadcast(group, group[0], lmr, 0, 8); // both rows start at 0 ns; row 0 met first
+        outcome[rank] = 'done';
+      } catch (e) {
+        if (!(e instanceof DatError)) throw e;
+        outcome[rank] = `${e.status} ${e.argument}`;
+        await kernel.sleep(rank, 50_000);
+        await hw.broadcast(group, group[0], lmr, 0, 8);
+        outcome[rank] += ', then done';
+      }
+      data[rank] = buf.slice(0, 8);
+    });
+    expect(outcome).toEqual(['done', 'done', `${DatStatus.INVALID_STATE} group, then done`, `${DatStatus.INVALID_STATE} group, then done`]);
+    expect(data).toEqual([new Uint8Array(8).fill(1), new Uint8Array(8).fill(1), new Uint8Array(8).fill(3), new Uint8Array(8).fill(3)]);
+  });
+});
