@@ -3,7 +3,7 @@ import type { LapiParameters } from './params.js';
 
 export const LAPI_DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rdma-read', 'rdma-write-immediate'];
 
-export const LAPI_CAPABILITIES: ProviderCapabilities = { dto: LAPI_DTO_CAPABILITIES, extensions: [], inProcess: true };
+export const LAPI_CAPABILITIES: ProviderCapabilities = { dto: LAPI_DTO_CAPABILITIES, extensions: ['active-messages'], inProcess: true };
 
 /** Limits as data. */
 export function lapiLimits(params: LapiParameters): IaLimits {

@@ -104,6 +104,11 @@ export class LapiEndpoint extends EndpointBase {
     this.raiseImmediate(immediate, length);
   }
 
+  /** An active-messages failure this endpoint's side found: an `async-error` on its connect EVD. */
+  asyncError(status: DatStatus, message: string): void {
+    this.evds.connect.push({ type: 'async-error', status, message, ep: this });
+  }
+
   // ---- called by the CR, the peer and the IA ------------------------------------------------
 
   awaitingAnswer(): boolean {

@@ -134,6 +134,11 @@ export class LapiFabric {
     return done;
   }
 
+  /** When `node`'s HAL send path has copied out everything sent so far (an origin buffer is reusable then), ns. */
+  sendPathFreeAt(node: number): number {
+    return this.sendFree[node];
+  }
+
   /** Cost of the completion handler a DAT send's target completion runs (000:379, 000:388). */
   completionNs(): number {
     const p = this.params;

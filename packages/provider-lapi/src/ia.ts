@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { DatError, DatStatus, type EndpointAttributes, type EvdOptions, type SimClock } from '@dapl/core';
 import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import { LapiActiveMessages } from './active-messages.js';
 import { LapiEndpoint } from './ep.js';
 import { EvdWaits } from './evd-waits.js';
 import type { LapiFabric } from './fabric.js';
@@ -14,6 +15,8 @@ export class LapiIa extends IaBase {
   private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
   /** Declares this IA's EVD waits to the kernel when it belongs to a rank of `kernel.run`. */
   private readonly evdWaits: EvdWaits | undefined;
+  /** The `active-messages` extension (handlers, counters); peers' messages reach it through the endpoint. */
+  readonly am: LapiActiveMessages;
 
   constructor(
     init: IaBaseInit,
@@ -25,7 +28,9 @@ export class LapiIa extends IaBase {
     /** The rank of `kernel.run` that opened this IA (its runtime's clock is the kernel's); undefined when driven directly. */
     readonly rank?: number,
   ) {
-    super(init);
+    const am = new LapiActiveMessages(fabric, { kernel: fabric.kernel, rank, address: init.address, timeoutMs: fabric.params.connectTimeoutMs, node, clock });
+    super({ ...init, extensions: { ...init.extensions, 'active-messages': am } });
+    this.am = am;
     this.evdWaits = rank === undefined ? undefined : new EvdWaits(fabric.kernel, rank, this.address);
     fabric.attach(this);
   }
