@@ -1,0 +1,69 @@
+/**
+ * MPI error classes (MPI-3.1 §8.4, table 8.2), as strings so that a message and a log line say
+ * what went wrong without a table lookup.
+ */
+export enum ErrorClass {
+  SUCCESS = 'MPI_SUCCESS',
+  ERR_BUFFER = 'MPI_ERR_BUFFER',
+  ERR_COUNT = 'MPI_ERR_COUNT',
+  ERR_TYPE = 'MPI_ERR_TYPE',
+  ERR_TAG = 'MPI_ERR_TAG',
+  ERR_COMM = 'MPI_ERR_COMM',
+  ERR_RANK = 'MPI_ERR_RANK',
+  ERR_REQUEST = 'MPI_ERR_REQUEST',
+  ERR_ROOT = 'MPI_ERR_ROOT',
+  ERR_GROUP = 'MPI_ERR_GROUP',
+  ERR_OP = 'MPI_ERR_OP',
+  ERR_TOPOLOGY = 'MPI_ERR_TOPOLOGY',
+  ERR_DIMS = 'MPI_ERR_DIMS',
+  ERR_ARG = 'MPI_ERR_ARG',
+  ERR_UNKNOWN = 'MPI_ERR_UNKNOWN',
+  ERR_TRUNCATE = 'MPI_ERR_TRUNCATE',
+  ERR_OTHER = 'MPI_ERR_OTHER',
+  ERR_INTERN = 'MPI_ERR_INTERN',
+  ERR_IN_STATUS = 'MPI_ERR_IN_STATUS',
+  ERR_PENDING = 'MPI_ERR_PENDING',
+  ERR_NO_MEM = 'MPI_ERR_NO_MEM',
+  ERR_RMA_SYNC = 'MPI_ERR_RMA_SYNC',
+  ERR_WIN = 'MPI_ERR_WIN',
+  /** A peer was lost or the transport failed (MPI-4's MPI_ERR_PROC_FAILED in spirit). */
+  ERR_PROC_FAILED = 'MPI_ERR_PROC_FAILED',
+}
+
+export interface MpiErrorOptions {
+  /** The argument at fault, e.g. `dest` or `datatype`. */
+  readonly argument?: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * The one error class of `@dapl/mpi`: an MPI error class, the argument at fault and, in the
+ * message, what was allowed. A failed call leaves the library usable.
+ */
+export class MpiError extends Error {
+  override readonly name = 'MpiError';
+  readonly errorClass: ErrorClass;
+  readonly argument: string | undefined;
+
+  constructor(errorClass: ErrorClass, message: string, options: MpiErrorOptions = {}) {
+    super(`${errorClass}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.errorClass = errorClass;
+    this.argument = options.argument;
+  }
+}
+
+/** True for an `MpiError` (also across two copies of the package), optionally of the given class. */
+export function isMpiError(error: unknown, errorClass?: ErrorClass): error is MpiError {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { name?: unknown; errorClass?: unknown };
+  return e.name === 'MpiError' && (errorClass === undefined || e.errorClass === errorClass);
+}
+
+/** A short, safe rendering of a bad value for an error message. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'bigint') return `${value}n`;
+  if (value === null || typeof value !== 'object') return String(value);
+  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as { length?: number }).length ?? value.byteLength})`;
+  return Array.isArray(value) ? `array(${value.length})` : (value.constructor?.name ?? 'object');
+}

@@ -1,0 +1,19 @@
+/**
+ * @packageDocumentation
+ * `@dapl/mpi`: MPI over any DAT provider — point-to-point in all four modes, communicators and
+ * groups, derived datatypes — with an MVAPICH2-style rdma device (eager through pre-registered
+ * buffers with credits, rendezvous by RDMA read). The same program runs over tcp processes and on
+ * the simulated ib, lapi and combuf machines.
+ *
+ * @example
+ * ```ts
+ * import { Mpi } from '@dapl/mpi';
+ * const mpi = await Mpi.init();
+ * const world = mpi.world;
+ * if (world.rank === 0) await world.send(new Int32Array([1, 2, 3]), 1, 7);
+ * else if (world.rank === 1) await world.recv(new Int32Array(3), 0, 7);
+ * await mpi.finalize();
+ * ```
+ */
+export { ErrorClass, MpiError, isMpiError, type MpiErrorOptions } from './api/errors.js';
+export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB } from './api/constants.js';
