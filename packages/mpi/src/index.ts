@@ -17,3 +17,12 @@
  */
 export { ErrorClass, MpiError, isMpiError, type MpiErrorOptions } from './api/errors.js';
 export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB } from './api/constants.js';
+export { Mpi, type MpiInitOptions } from './api/mpi.js';
+export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';
+export { Request } from './api/request.js';
+export { Status } from './api/status.js';
+export { Group, IDENT, CONGRUENT, SIMILAR, UNEQUAL } from './api/group.js';
+export { BSEND_OVERHEAD } from './api/attached-buffer.js';
+export { MPI_PARAMETERS, type MpiParameters } from './api/mpi-parameters.js';
+export type { BufferOptions } from './api/buffer-span.js';
+export { Datatype } from './datatype/index.js';

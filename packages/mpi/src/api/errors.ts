@@ -34,6 +34,15 @@ export interface MpiErrorOptions {
   /** The argument at fault, e.g. `dest` or `datatype`. */
   readonly argument?: string;
   readonly cause?: unknown;
+  /** The status of the failed operation where it says more (ERR_TRUNCATE: the message's real size). */
+  readonly status?: StatusLike;
+}
+
+/** What an error carries of a receive's status (see `Status`). */
+export interface StatusLike {
+  readonly source: number;
+  readonly tag: number;
+  readonly count: number;
 }
 
 /**
@@ -44,11 +53,13 @@ export class MpiError extends Error {
   override readonly name = 'MpiError';
   readonly errorClass: ErrorClass;
   readonly argument: string | undefined;
+  readonly status: StatusLike | undefined;
 
   constructor(errorClass: ErrorClass, message: string, options: MpiErrorOptions = {}) {
     super(`${errorClass}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.errorClass = errorClass;
     this.argument = options.argument;
+    this.status = options.status;
   }
 }
 

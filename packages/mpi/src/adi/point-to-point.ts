@@ -1,0 +1,120 @@
+import type { Clock } from '@dapl/core';
+import { ANY_TAG, ANY_SOURCE } from '../api/constants.js';
+import type { MpiError } from '../api/errors.js';
+import { Status } from '../api/status.js';
+import type { Device, DeviceHost } from '../device/device.js';
+import { MATCH_NS } from './costs.js';
+import { MatchingEngine } from './matching-engine.js';
+import { RecvRequest, SendRequest, type IncomingMessage, type SendMode } from './requests.js';
+import type { BufferSpan } from './transfer.js';
+
+interface ProbeWaiter {
+  readonly context: number;
+  readonly source: number;
+  readonly tag: number;
+  readonly resolve: (status: Status) => void;
+}
+
+/**
+ * The ADI's point-to-point engine: requests, matching, and the hand-off to the device. Every arriving
+ * message is matched at once (posted receive → the device delivers into it; none → the unexpected
+ * queue), and every posted receive first searches the unexpected queue, so MPI's non-overtaking
+ * order holds as long as the device delivers each peer's messages in order.
+ */
+export class PointToPoint implements DeviceHost {
+  readonly engine = new MatchingEngine<RecvRequest, IncomingMessage>();
+  #device: Device | undefined;
+  readonly #clock: Clock;
+  #probes: ProbeWaiter[] = [];
+  /** Receives naming a peer that was lost fail at once. */
+  readonly #lost = new Map<number, MpiError>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  set device(device: Device) {
+    this.#device = device;
+  }
+
+  get device(): Device {
+    return this.#device!;
+  }
+
+  isend(peer: number, context: number, source: number, tag: number, data: BufferSpan, mode: SendMode): SendRequest {
+    const request = new SendRequest(peer, context, source, tag, data, mode);
+    const lost = this.#lost.get(peer);
+    if (lost !== undefined) request.fail(lost);
+    else this.#device!.send(request);
+    return request;
+  }
+
+  /** `peer` is the world rank of `source` (undefined for ANY_SOURCE), to fail at once if it is lost. */
+  irecv(context: number, source: number, tag: number, data: BufferSpan, peer: number | undefined): RecvRequest {
+    const request = new RecvRequest(context, source, tag, data);
+    this.#clock.charge(MATCH_NS);
+    const result = this.engine.post(context, source, tag, request);
+    if (result.message !== undefined) {
+      const message = result.message;
+      if (message.ready) request.readyViolation = true;
+      this.#device!.deliver(message, request);
+      return request;
+    }
+    request.handle = result.handle;
+    const lost = peer === undefined ? undefined : this.#lost.get(peer);
+    if (lost !== undefined) {
+      this.engine.cancel(result.handle);
+      request.fail(lost);
+      return request;
+    }
+    this.#device!.receivePosted();
+    return request;
+  }
+
+  arrive(message: IncomingMessage): void {
+    this.#clock.charge(MATCH_NS);
+    const request = this.engine.arrive(message.context, message.source, message.tag, message);
+    if (request !== undefined) {
+      request.handle = undefined;
+      return this.#device!.deliver(message, request);
+    }
+    this.#device!.keep(message);
+    if (this.#probes.length > 0) this.#wakeProbes(message);
+  }
+
+  iprobe(context: number, source: number, tag: number): Status | undefined {
+    this.#clock.charge(MATCH_NS);
+    const found = this.engine.probe(context, source, tag);
+    return found === undefined ? undefined : new Status(found.source, found.tag, found.message.size);
+  }
+
+  probe(context: number, source: number, tag: number): Promise<Status> {
+    const status = this.iprobe(context, source, tag);
+    if (status !== undefined) return Promise.resolve(status);
+    this.#device!.receivePosted();
+    return new Promise((resolve) => this.#probes.push({ context, source, tag, resolve }));
+  }
+
+  #wakeProbes(message: IncomingMessage): void {
+    const remaining: ProbeWaiter[] = [];
+    for (const p of this.#probes) {
+      const accepts = p.context === message.context && (p.source === ANY_SOURCE || p.source === message.source) && (p.tag === ANY_TAG || p.tag === message.tag);
+      if (accepts) p.resolve(new Status(message.source, message.tag, message.size));
+      else remaining.push(p);
+    }
+    this.#probes = remaining;
+  }
+
+  /** MPI_Cancel of a receive: true if it was still posted (it completes as cancelled). */
+  cancel(request: RecvRequest): boolean {
+    if (request.done || request.handle === undefined) return false;
+    if (!this.engine.cancel(request.handle)) return false;
+    request.handle = undefined;
+    request.complete(new Status(request.source, request.tag, 0, true));
+    return true;
+  }
+
+  peerFailed(peer: number, error: MpiError): void {
+    this.#lost.set(peer, error);
+  }
+}

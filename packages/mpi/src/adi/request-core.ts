@@ -1,0 +1,58 @@
+import type { MpiError } from '../api/errors.js';
+import type { Status } from '../api/status.js';
+
+/**
+ * The state every request shares (MPICH's MPIR_Request): complete or not, its status or error,
+ * and whoever waits. The promise is made only when someone waits, so a request that completes
+ * before anyone asks costs no promise.
+ */
+export class RequestCore {
+  done = false;
+  status: Status | undefined;
+  error: MpiError | undefined;
+  /** Set when a persistent user handle has already reported this request's outcome (free after wait). */
+  #promise: Promise<Status> | undefined;
+  #resolve: ((status: Status) => void) | undefined;
+  #reject: ((error: MpiError) => void) | undefined;
+  /** Called once on completion (waitAny/waitSome listeners); rarely more than one. */
+  #listeners: (() => void)[] | undefined;
+
+  complete(status: Status): void {
+    if (this.done) return;
+    this.done = true;
+    this.status = status;
+    this.#resolve?.(status);
+    this.#notify();
+  }
+
+  fail(error: MpiError): void {
+    if (this.done) return;
+    this.done = true;
+    this.error = error;
+    this.#reject?.(error);
+    this.#notify();
+  }
+
+  /** The outcome: resolves with the status, rejects with the error. */
+  wait(): Promise<Status> {
+    if (this.done) return this.error === undefined ? Promise.resolve(this.status!) : Promise.reject(this.error);
+    this.#promise ??= new Promise<Status>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    return this.#promise;
+  }
+
+  /** Run `listener` once when the request completes (at once if it has). */
+  onDone(listener: () => void): void {
+    if (this.done) return listener();
+    (this.#listeners ??= []).push(listener);
+  }
+
+  #notify(): void {
+    const listeners = this.#listeners;
+    if (listeners === undefined) return;
+    this.#listeners = undefined;
+    for (const listener of listeners) listener();
+  }
+}

@@ -1,0 +1,51 @@
+import { ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB } from './constants.js';
+import { ErrorClass, MpiError, describeValue } from './errors.js';
+
+/** A destination rank: 0 ≤ rank < size, or PROC_NULL. */
+export function requireDest(rank: unknown, size: number, argument: string): number {
+  if (rank === PROC_NULL) return PROC_NULL;
+  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 0 || rank >= size) {
+    throw new MpiError(ErrorClass.ERR_RANK, `${argument} must be an integer in [0, ${size - 1}] or PROC_NULL, got ${describeValue(rank)}`, { argument });
+  }
+  return rank;
+}
+
+/** A source rank: as a destination, or ANY_SOURCE. */
+export function requireSource(rank: unknown, size: number, argument: string): number {
+  if (rank === ANY_SOURCE) return ANY_SOURCE;
+  if (rank === PROC_NULL) return PROC_NULL;
+  if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 0 || rank >= size) {
+    throw new MpiError(ErrorClass.ERR_RANK, `${argument} must be an integer in [0, ${size - 1}], ANY_SOURCE or PROC_NULL, got ${describeValue(rank)}`, { argument });
+  }
+  return rank;
+}
+
+/** A send tag: 0 ≤ tag ≤ TAG_UB. */
+export function requireTag(tag: unknown, argument: string): number {
+  if (typeof tag !== 'number' || !Number.isInteger(tag) || tag < 0 || tag > TAG_UB) {
+    throw new MpiError(ErrorClass.ERR_TAG, `${argument} must be an integer in [0, ${TAG_UB}] (TAG_UB), got ${describeValue(tag)}`, { argument });
+  }
+  return tag;
+}
+
+/** A receive tag: a send tag or ANY_TAG. */
+export function requireRecvTag(tag: unknown, argument: string): number {
+  return tag === ANY_TAG ? ANY_TAG : requireTag(tag, argument);
+}
+
+/** A non-negative integer count. */
+export function requireCount(count: unknown, argument: string): number {
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) {
+    throw new MpiError(ErrorClass.ERR_COUNT, `${argument} must be a non-negative integer, got ${describeValue(count)}`, { argument });
+  }
+  return count;
+}
+
+/** A plain object of options, or undefined. */
+export function requireOptions<T extends object>(options: unknown, argument: string): Partial<T> {
+  if (options === undefined) return {};
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new MpiError(ErrorClass.ERR_ARG, `${argument} must be an object of options, got ${describeValue(options)}`, { argument });
+  }
+  return options as Partial<T>;
+}

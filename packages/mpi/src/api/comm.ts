@@ -1,0 +1,332 @@
+import { RecvRequest as RecvRequestCore, SendMode, type RecvRequest } from '../adi/requests.js';
+import type { BufferSpan } from '../adi/transfer.js';
+import { Datatype, bufferBytes, packRange } from '../datatype/index.js';
+import { bufferSpan, type BufferOptions } from './buffer-span.js';
+import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
+import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
+import { ErrorClass, MpiError, describeValue } from './errors.js';
+import { Group, requireGroup } from './group.js';
+import type { MpiState } from './mpi-state.js';
+import { Request } from './request.js';
+import { Status } from './status.js';
+import { RequestCore } from '../adi/request-core.js';
+
+export interface SendOptions extends BufferOptions {
+  /** Default 'standard'. */
+  readonly mode?: 'standard' | 'synchronous' | 'ready' | 'buffered';
+}
+
+export type RecvOptions = BufferOptions;
+
+export interface SendrecvOptions {
+  readonly send?: BufferOptions;
+  readonly recv?: BufferOptions;
+}
+
+const MODES: Readonly<Record<string, SendMode>> = {
+  standard: SendMode.STANDARD,
+  synchronous: SendMode.SYNCHRONOUS,
+  ready: SendMode.READY,
+  buffered: SendMode.BUFFERED,
+};
+
+/** Tags of the library's own traffic on a communicator's collective context. */
+const ALLGATHER_TAG = 1;
+
+/**
+ * A communicator (MPI_Comm): a group and a context, so that its traffic never matches another
+ * communicator's. Blocking calls return promises; non-blocking ones return a `Request` at once.
+ * Ranks, tags and counts are checked before anything moves; errors are `MpiError`s.
+ */
+export class Comm {
+  readonly #state: MpiState;
+  readonly #group: Group;
+  readonly #context: number;
+  readonly #name: string;
+  #freed = false;
+
+  /** @internal Communicators come from `mpi.world`, `mpi.self`, `dup`, `split` and `create`. */
+  constructor(state: MpiState, group: Group, context: number, name: string) {
+    this.#state = state;
+    this.#group = group;
+    this.#context = context;
+    this.#name = name;
+  }
+
+  get rank(): number {
+    return this.#group.rank;
+  }
+
+  get size(): number {
+    return this.#group.size;
+  }
+
+  get group(): Group {
+    return this.#group;
+  }
+
+  get name(): string {
+    return this.#name;
+  }
+
+  get freed(): boolean {
+    return this.#freed;
+  }
+
+  /** @internal The point-to-point context id (the collective one is +1). */
+  get context(): number {
+    return this.#context;
+  }
+
+  // ---- sends --------------------------------------------------------------------------------
+
+  async send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
+    await this.isend(buf, dest, tag, options).wait();
+  }
+
+  async ssend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'synchronous' }).wait();
+  }
+
+  async rsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' }).wait();
+  }
+
+  async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'buffered' }).wait();
+  }
+
+  issend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'synchronous' });
+  }
+
+  irsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' });
+  }
+
+  ibsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'buffered' });
+  }
+
+  /** Start a send in any mode (`options.mode`, default standard). */
+  isend(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Request {
+    this.#check();
+    const o = requireOptions<SendOptions>(options, 'options');
+    const mode = MODES[o.mode ?? 'standard'];
+    if (mode === undefined) {
+      throw new MpiError(ErrorClass.ERR_ARG, `options.mode must be 'standard', 'synchronous', 'ready' or 'buffered', got ${describeValue(o.mode)}`, { argument: 'options.mode' });
+    }
+    const to = requireDest(dest, this.size, 'dest');
+    const t = requireTag(tag, 'tag');
+    const span = bufferSpan(buf, o, 'buf');
+    if (to === PROC_NULL) return completed(Status.EMPTY);
+    return this.#startSend(span, to, t, mode, this.#context);
+  }
+
+  #startSend(span: BufferSpan, dest: number, tag: number, mode: SendMode, context: number): Request {
+    const peer = this.#group.worldRanks[dest];
+    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode));
+    // Buffered: pack into the attached buffer, send the copy in standard mode, free the copy when sent.
+    const attached = this.#state.attached;
+    if (attached === undefined) {
+      throw new MpiError(ErrorClass.ERR_BUFFER, 'a buffered send needs a buffer attached with mpi.bufferAttach() first', { argument: 'buf' });
+    }
+    const { region, release } = attached.take(span.size);
+    if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, region, 0, span.size);
+    this.#state.job.runtime.clock.chargeCopy(span.size);
+    const copy: BufferSpan = { bytes: region, offset: 0, program: Datatype.BYTE.program, count: span.size, size: span.size };
+    const request = this.#state.p2p.isend(peer, context, this.rank, tag, copy, SendMode.STANDARD);
+    request.onDone(release);
+    // The caller's buffer is free as soon as it is copied: report the send complete now, as MPI does.
+    return request.error === undefined ? completed(Status.EMPTY) : new Request(request);
+  }
+
+  // ---- receives -----------------------------------------------------------------------------
+
+  async recv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Promise<Status> {
+    return this.irecv(buf, source, tag, options).wait();
+  }
+
+  irecv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Request {
+    this.#check();
+    const o = requireOptions<RecvOptions>(options, 'options');
+    const from = requireSource(source, this.size, 'source');
+    const t = requireRecvTag(tag, 'tag');
+    const span = bufferSpan(buf, o, 'buf');
+    if (from === PROC_NULL) {
+      const done = new RecvRequestCore(this.#context, PROC_NULL, ANY_TAG, span);
+      done.complete(new Status(PROC_NULL, ANY_TAG, 0));
+      return new Request(done, this.#cancel);
+    }
+    return this.#startRecv(span, from, t, this.#context);
+  }
+
+  #startRecv(span: BufferSpan, source: number, tag: number, context: number): Request {
+    const peer = source === ANY_SOURCE ? undefined : this.#group.worldRanks[source];
+    const request = this.#state.p2p.irecv(context, source, tag, span, peer);
+    return new Request(request, this.#cancel);
+  }
+
+  readonly #cancel = (request: RecvRequest): boolean => this.#state.p2p.cancel(request);
+
+  /** Send and receive at once (MPI_Sendrecv): neither waits for the other, so exchanges cannot deadlock. */
+  async sendrecv(
+    sendbuf: ArrayBufferView,
+    dest: number,
+    sendtag: number,
+    recvbuf: ArrayBufferView,
+    source = ANY_SOURCE,
+    recvtag = ANY_TAG,
+    options?: SendrecvOptions,
+  ): Promise<Status> {
+    const o = requireOptions<SendrecvOptions>(options, 'options');
+    const receive = this.irecv(recvbuf, source, recvtag, o.recv);
+    const send = this.isend(sendbuf, dest, sendtag, o.send);
+    const [status] = await Promise.all([receive.wait(), send.wait()]);
+    return status;
+  }
+
+  /** Send `buf` and receive into it (MPI_Sendrecv_replace): the outgoing data is packed first. */
+  async sendrecvReplace(buf: ArrayBufferView, dest: number, sendtag: number, source = ANY_SOURCE, recvtag = ANY_TAG, options?: BufferOptions): Promise<Status> {
+    this.#check();
+    const o = requireOptions<BufferOptions>(options, 'options');
+    const to = requireDest(dest, this.size, 'dest');
+    const t = requireTag(sendtag, 'sendtag');
+    const span = bufferSpan(buf, o, 'buf');
+    const packed = new Uint8Array(span.size);
+    if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, packed, 0, span.size);
+    this.#state.job.runtime.clock.chargeCopy(span.size);
+    const receive = this.irecv(buf, source, recvtag, o);
+    const send = to === PROC_NULL ? completed(Status.EMPTY) : this.#startSend(bytesSpan(packed), to, t, SendMode.STANDARD, this.#context);
+    const [status] = await Promise.all([receive.wait(), send.wait()]);
+    return status;
+  }
+
+  // ---- probes -------------------------------------------------------------------------------
+
+  /** The status of a message that could be received now (MPI_Iprobe), or undefined. */
+  iprobe(source = ANY_SOURCE, tag = ANY_TAG): Status | undefined {
+    this.#check();
+    const from = requireSource(source, this.size, 'source');
+    const t = requireRecvTag(tag, 'tag');
+    if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
+    return this.#state.p2p.iprobe(this.#context, from, t);
+  }
+
+  /** Wait until a matching message can be received (MPI_Probe); its status has the size to receive. */
+  async probe(source = ANY_SOURCE, tag = ANY_TAG): Promise<Status> {
+    this.#check();
+    const from = requireSource(source, this.size, 'source');
+    const t = requireRecvTag(tag, 'tag');
+    if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
+    return this.#state.p2p.probe(this.#context, from, t);
+  }
+
+  // ---- communicators ------------------------------------------------------------------------
+
+  /** A new communicator with the same group and a new context (MPI_Comm_dup). Collective. */
+  async dup(): Promise<Comm> {
+    this.#check();
+    const [contexts] = await this.#exchange([this.#state.nextContext]);
+    const context = this.#agree(contexts);
+    return new Comm(this.#state, this.#group, context, `${this.#name}.dup`);
+  }
+
+  /**
+   * Partition by `color` (MPI_Comm_split): ranks with the same colour form a communicator, ordered by
+   * `key` then by rank here; `UNDEFINED` joins none and gets null. Collective.
+   */
+  async split(color: number, key = 0): Promise<Comm | null> {
+    this.#check();
+    if (color !== UNDEFINED && (typeof color !== 'number' || !Number.isInteger(color) || color < 0)) {
+      throw new MpiError(ErrorClass.ERR_ARG, `color must be a non-negative integer or UNDEFINED, got ${describeValue(color)}`, { argument: 'color' });
+    }
+    if (typeof key !== 'number' || !Number.isInteger(key)) throw new MpiError(ErrorClass.ERR_ARG, `key must be an integer, got ${describeValue(key)}`, { argument: 'key' });
+    const [contexts, colors, keys] = await this.#exchange([this.#state.nextContext, color, key]);
+    const context = this.#agree(contexts);
+    if (color === UNDEFINED) return null;
+    const members: number[] = [];
+    for (let r = 0; r < this.size; r++) if (colors[r] === color) members.push(r);
+    members.sort((a, b) => keys[a] - keys[b] || a - b);
+    const group = new Group(
+      members.map((r) => this.#group.worldRanks[r]),
+      this.#group.myWorldRank,
+    );
+    return new Comm(this.#state, group, context, `${this.#name}.split(${color})`);
+  }
+
+  /** A communicator of `group`, a subset of this one's (MPI_Comm_create); null where not a member. Collective. */
+  async create(group: Group): Promise<Comm | null> {
+    this.#check();
+    requireGroup(group, 'group');
+    const outside = group.worldRanks.find((w) => !this.#group.worldRanks.includes(w));
+    if (outside !== undefined) throw new MpiError(ErrorClass.ERR_GROUP, `group holds world rank ${outside}, which is not in this communicator`, { argument: 'group' });
+    const [contexts] = await this.#exchange([this.#state.nextContext]);
+    const context = this.#agree(contexts);
+    if (group.rank === UNDEFINED) return null;
+    return new Comm(this.#state, group, context, `${this.#name}.create`);
+  }
+
+  /** Mark freed (MPI_Comm_free): later calls fail with ERR_COMM; operations already started complete. */
+  free(): void {
+    this.#check();
+    if (this === this.#state.world || this === this.#state.self) {
+      throw new MpiError(ErrorClass.ERR_COMM, `${this.#name} cannot be freed`, { argument: 'comm' });
+    }
+    this.#freed = true;
+  }
+
+  /** The agreed new context: the largest unused id of any member; everyone moves past it. */
+  #agree(contexts: readonly number[]): number {
+    const context = Math.max(...contexts);
+    this.#state.nextContext = context + 2;
+    return context;
+  }
+
+  /**
+   * Allgather of a few integers per rank on the collective context (a ring: size − 1 steps). Used
+   * to agree on new communicators; the collectives proper are in `coll/`.
+   */
+  async #exchange(values: readonly number[]): Promise<number[][]> {
+    const n = this.size;
+    const width = values.length;
+    const all = new Int32Array(n * width);
+    all.set(values, this.rank * width);
+    const right = (this.rank + 1) % n;
+    const left = (this.rank + n - 1) % n;
+    const context = this.#context + 1;
+    for (let step = 0; step < n - 1; step++) {
+      const sendBlock = (this.rank - step + n) % n;
+      const recvBlock = (this.rank - step - 1 + n) % n;
+      const out = all.subarray(sendBlock * width, (sendBlock + 1) * width);
+      const into = all.subarray(recvBlock * width, (recvBlock + 1) * width);
+      const receive = this.#startRecv(bytesSpan(bufferBytes(into)), left, ALLGATHER_TAG, context);
+      const send = this.#startSend(bytesSpan(bufferBytes(out).slice()), right, ALLGATHER_TAG, SendMode.STANDARD, context);
+      await Promise.all([receive.wait(), send.wait()]);
+    }
+    const columns: number[][] = [];
+    for (let c = 0; c < width; c++) {
+      const column: number[] = [];
+      for (let r = 0; r < n; r++) column.push(all[r * width + c]);
+      columns.push(column);
+    }
+    return columns;
+  }
+
+  #check(): void {
+    this.#state.requireActive();
+    if (this.#freed) throw new MpiError(ErrorClass.ERR_COMM, `${this.#name} has been freed`, { argument: 'comm' });
+  }
+}
+
+/** A request that is complete from the start (PROC_NULL, a buffered send's copy). */
+function completed(status: Status): Request {
+  const core = new RequestCore();
+  core.complete(status);
+  return new Request(core);
+}
+
+/** A span of plain bytes. */
+function bytesSpan(bytes: Uint8Array): BufferSpan {
+  return { bytes, offset: 0, program: Datatype.BYTE.program, count: bytes.length, size: bytes.length };
+}

@@ -1,0 +1,38 @@
+import type { ParameterSpec } from '@dapl/core';
+
+/** The `mpi` section of the configuration (`DAPL_MPI_<KEY>`, `"mpi": {…}` in dapl.config.json). */
+export const MPI_PARAMETERS: readonly ParameterSpec[] = [
+  { name: 'device', type: 'enum', values: ['rdma'], default: 'rdma', help: 'the device under the ADI (rdma: MVAPICH2 over uDAPL, seed 004)' },
+  {
+    name: 'eagerLimit',
+    type: 'integer',
+    default: 8192,
+    min: 0,
+    max: 1 << 20,
+    help: 'largest message (bytes) sent eagerly through pre-registered buffers; larger ones use rendezvous',
+  },
+  { name: 'credits', type: 'integer', default: 16, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
+  { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
+  {
+    name: 'unexpectedLimit',
+    type: 'integer',
+    default: 4 << 20,
+    min: 0,
+    max: 2 ** 31 - 1,
+    help: 'bytes of unexpected eager data copied out of receive buffers; beyond it messages stay in the buffers and their senders wait for credits',
+  },
+  { name: 'rendezvous', type: 'enum', values: ['auto', 'read', 'write'], default: 'auto', help: 'rendezvous by RDMA read (receiver pulls) or RDMA write (sender pushes after CTS); auto: read when the provider has it' },
+  { name: 'registrationCache', type: 'integer', default: 64, min: 1, max: 65_536, help: 'user buffers (whole ArrayBuffers) kept registered for rendezvous, least recently used freed first' },
+  { name: 'protocolInfo', type: 'boolean', default: false, help: 'rank 0 prints which protocol serves which message sizes at init' },
+];
+
+export interface MpiParameters {
+  readonly device: 'rdma';
+  readonly eagerLimit: number;
+  readonly credits: number;
+  readonly sendBuffers: number;
+  readonly unexpectedLimit: number;
+  readonly rendezvous: 'auto' | 'read' | 'write';
+  readonly registrationCache: number;
+  readonly protocolInfo: boolean;
+}

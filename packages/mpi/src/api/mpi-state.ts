@@ -1,0 +1,36 @@
+import type { DaplJob } from '@dapl/core';
+import type { PointToPoint } from '../adi/point-to-point.js';
+import type { Device } from '../device/device.js';
+import type { AttachedBuffer } from './attached-buffer.js';
+import type { Comm } from './comm.js';
+import { ErrorClass, MpiError } from './errors.js';
+
+/** Context ids: world uses 0 (point-to-point) and 1 (collective), self 2 and 3; new communicators take the next even id. */
+export const WORLD_CONTEXT = 0;
+export const SELF_CONTEXT = 2;
+export const FIRST_FREE_CONTEXT = 4;
+
+/** One rank's MPI library state, shared by its communicators. */
+export class MpiState {
+  attached: AttachedBuffer | undefined = undefined;
+  /** Lowest context id this process has not used; communicator creation agrees on the maximum. */
+  nextContext = FIRST_FREE_CONTEXT;
+  finalized = false;
+  world: Comm | undefined = undefined;
+  self: Comm | undefined = undefined;
+
+  constructor(
+    readonly job: DaplJob,
+    readonly p2p: PointToPoint,
+    readonly device: Device,
+  ) {}
+
+  get worldRank(): number {
+    return this.job.rank;
+  }
+
+  /** Throws ERR_OTHER once `finalize` has been called. */
+  requireActive(): void {
+    if (this.finalized) throw new MpiError(ErrorClass.ERR_OTHER, 'MPI has been finalized in this rank: no MPI call may follow Mpi.finalize()');
+  }
+}

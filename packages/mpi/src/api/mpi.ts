@@ -1,0 +1,208 @@
+import { DaplConfig, rankContext, runtimeFromEnvironment, startJob, type RankContext } from '@dapl/core';
+import { PointToPoint } from '../adi/point-to-point.js';
+import { DEVICES } from '../device/devices.js';
+import { AttachedBuffer } from './attached-buffer.js';
+import { Comm } from './comm.js';
+import { ErrorClass, MpiError, describeValue } from './errors.js';
+import { Group } from './group.js';
+import { MPI_PARAMETERS, type MpiParameters } from './mpi-parameters.js';
+import { MpiState, SELF_CONTEXT, WORLD_CONTEXT } from './mpi-state.js';
+
+export interface MpiInitOptions {
+  /** Default: the rank's configuration (flags none, environment, dapl.config.json, defaults). */
+  readonly config?: DaplConfig;
+  /** Values that beat the configuration's `mpi` section (e.g. in tests). */
+  readonly parameters?: Partial<MpiParameters>;
+}
+
+/** Where a rank's MPI lives: per rank context (in-process and simulated ranks share the module), else per process. */
+const PROCESS = {};
+type Slot = { phase: 'initializing' } | { phase: 'ready'; mpi: Mpi } | { phase: 'finalized' };
+const slots = new WeakMap<RankContext | typeof PROCESS, Slot>();
+
+function slotKey(): RankContext | typeof PROCESS {
+  return rankContext.getStore() ?? PROCESS;
+}
+
+/**
+ * A rank's MPI library (MPI_Init … MPI_Finalize). `Mpi.init()` finds the runtime and the provider
+ * from the launcher, the environment and the configuration, as `startJob` does, so one program runs
+ * under `dapl run`, mpiexec, plain `node` (a job of one) and the simulator.
+ */
+export class Mpi {
+  readonly #state: MpiState;
+  readonly world: Comm;
+  readonly self: Comm;
+  readonly parameters: MpiParameters;
+
+  private constructor(state: MpiState, parameters: MpiParameters) {
+    this.#state = state;
+    this.parameters = parameters;
+    const me = state.job.rank;
+    this.world = new Comm(state, new Group(Array.from({ length: state.job.size }, (_, r) => r), me), WORLD_CONTEXT, 'world');
+    this.self = new Comm(state, new Group([me], me), SELF_CONTEXT, 'self');
+    state.world = this.world;
+    state.self = this.self;
+  }
+
+  /** Join the job (MPI_Init). Once per rank: a second call, or one after `finalize`, is ERR_OTHER. */
+  static async init(options: MpiInitOptions = {}): Promise<Mpi> {
+    const key = slotKey();
+    const slot = slots.get(key);
+    if (slot !== undefined) {
+      throw new MpiError(ErrorClass.ERR_OTHER, slot.phase === 'finalized' ? 'Mpi.init() after Mpi.finalize(): MPI can be initialized once per rank' : 'Mpi.init() was already called in this rank');
+    }
+    if (typeof options !== 'object' || options === null) throw new MpiError(ErrorClass.ERR_ARG, `options must be an object, got ${describeValue(options)}`, { argument: 'options' });
+    slots.set(key, { phase: 'initializing' });
+    try {
+      const mpi = await Mpi.#start(options);
+      slots.set(key, { phase: 'ready', mpi });
+      return mpi;
+    } catch (error) {
+      slots.delete(key);
+      throw error;
+    }
+  }
+
+  /** The rank's initialized library; ERR_OTHER before `init` or after `finalize`. */
+  static current(): Mpi {
+    const slot = slots.get(slotKey());
+    if (slot?.phase === 'ready') return slot.mpi;
+    throw new MpiError(ErrorClass.ERR_OTHER, slot?.phase === 'finalized' ? 'MPI has been finalized in this rank' : 'MPI is not initialized in this rank: call `await Mpi.init()` first');
+  }
+
+  static isInitialized(): boolean {
+    return slots.get(slotKey()) !== undefined;
+  }
+
+  static isFinalized(): boolean {
+    return slots.get(slotKey())?.phase === 'finalized';
+  }
+
+  static async #start(options: MpiInitOptions): Promise<Mpi> {
+    const context = rankContext.getStore();
+    const config = options.config ?? context?.config ?? (await DaplConfig.load(context?.env === undefined ? {} : { env: context.env }));
+    const parameters = resolveParameters(config, options.parameters);
+    const runtime = await runtimeFromEnvironment();
+    const p2p = new PointToPoint(runtime.clock);
+    const device = DEVICES[parameters.device](parameters, p2p, runtime.clock);
+    p2p.device = device;
+    const job = await startJob({ config, runtime, connections: { prepare: device.prepare } });
+    try {
+      await device.attach({ ia: job.ia, connections: job.connections, runtime, logger: job.logger });
+    } catch (error) {
+      await job.finish().catch(() => undefined);
+      throw error;
+    }
+    const mpi = new Mpi(new MpiState(job, p2p, device), parameters);
+    if (parameters.protocolInfo && job.rank === 0) process.stdout.write(`${device.protocolInfo().join('\n')}\n`);
+    return mpi;
+  }
+
+  get rank(): number {
+    return this.#state.worldRank;
+  }
+
+  get size(): number {
+    return this.#state.job.size;
+  }
+
+  /** The provider this job runs on. */
+  get provider(): string {
+    return this.#state.job.ia.provider.name;
+  }
+
+  /** Seconds on the rank's clock (MPI_Wtime): wall time, or virtual time under the simulator. */
+  wtime(): number {
+    return this.#state.job.runtime.clock.now();
+  }
+
+  /** Resolution of `wtime` in seconds (MPI_Wtick). */
+  wtick(): number {
+    return this.#state.job.runtime.clock.tick;
+  }
+
+  /** Give buffered sends `bytes` (a byte count to allocate, or memory to use) (MPI_Buffer_attach). */
+  bufferAttach(bytes: number | Uint8Array): void {
+    this.#state.requireActive();
+    if (this.#state.attached !== undefined) throw new MpiError(ErrorClass.ERR_BUFFER, 'a buffer is already attached: detach it first', { argument: 'bytes' });
+    let memory: Uint8Array;
+    if (bytes instanceof Uint8Array) memory = bytes;
+    else if (typeof bytes === 'number' && Number.isInteger(bytes) && bytes >= 0 && bytes <= 2 ** 31 - 1) memory = new Uint8Array(bytes);
+    else throw new MpiError(ErrorClass.ERR_BUFFER, `bytes must be a Uint8Array or a byte count in [0, 2^31 - 1], got ${describeValue(bytes)}`, { argument: 'bytes' });
+    this.#state.attached = new AttachedBuffer(memory);
+  }
+
+  /** Wait for the buffered sends in flight, then hand the buffer back (MPI_Buffer_detach). */
+  async bufferDetach(): Promise<Uint8Array> {
+    this.#state.requireActive();
+    const attached = this.#state.attached;
+    if (attached === undefined) throw new MpiError(ErrorClass.ERR_BUFFER, 'no buffer is attached', { argument: 'buffer' });
+    await attached.idle();
+    this.#state.attached = undefined;
+    return attached.bytes;
+  }
+
+  /** Which protocol serves which message sizes (what `DAPL_MPI_PROTOCOL_INFO=1` prints). */
+  protocolInfo(): string[] {
+    return this.#state.device.protocolInfo();
+  }
+
+  /** The device's counters (unexpected bytes held, eager and rendezvous sends, credit stalls …). */
+  counters(): Readonly<Record<string, number>> {
+    return this.#state.device.counters();
+  }
+
+  /** Leave the job (MPI_Finalize): waits for this rank's sends, then for every rank. Collective. */
+  async finalize(): Promise<void> {
+    this.#state.requireActive();
+    this.#state.finalized = true;
+    slots.set(slotKey(), { phase: 'finalized' });
+    await this.#state.device.drain();
+    await this.#state.job.finish();
+    await this.#state.device.close();
+  }
+
+  /** End every rank of the job with `code` (MPI_Abort). */
+  abort(code = 1, message = `MPI_Abort(${code}) called by rank ${this.rank}`): Promise<never> {
+    if (typeof code !== 'number' || !Number.isInteger(code)) throw new MpiError(ErrorClass.ERR_ARG, `code must be an integer, got ${describeValue(code)}`, { argument: 'code' });
+    return this.#state.job.runtime.abort(code, message);
+  }
+}
+
+function resolveParameters(config: DaplConfig, overrides: Partial<MpiParameters> | undefined): MpiParameters {
+  const unknown = config.unknownKeys('mpi', MPI_PARAMETERS);
+  if (unknown.length > 0) {
+    const known = MPI_PARAMETERS.map((p) => `mpi.${p.name}`).join(', ');
+    throw new MpiError(ErrorClass.ERR_ARG, `unknown MPI setting ${unknown.map((u) => `${u.key} (${u.source})`).join(', ')}; known: ${known}`, { argument: unknown[0].key });
+  }
+  let values: Record<string, unknown>;
+  try {
+    values = { ...config.resolveSection('mpi', MPI_PARAMETERS).values };
+  } catch (error) {
+    throw new MpiError(ErrorClass.ERR_ARG, (error as Error).message, { cause: error, argument: (error as { argument?: string }).argument });
+  }
+  for (const [name, value] of Object.entries(overrides ?? {})) {
+    const spec = MPI_PARAMETERS.find((p) => p.name === name);
+    if (spec === undefined) throw new MpiError(ErrorClass.ERR_ARG, `options.parameters.${name} is not an MPI setting`, { argument: `options.parameters.${name}` });
+    values[name] = checkOverride(spec, value, `options.parameters.${name}`);
+  }
+  return values as unknown as MpiParameters;
+}
+
+function checkOverride(spec: (typeof MPI_PARAMETERS)[number], value: unknown, argument: string): unknown {
+  const bad = (allowed: string) => new MpiError(ErrorClass.ERR_ARG, `${argument} must be ${allowed}, got ${describeValue(value)}`, { argument });
+  switch (spec.type) {
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < (spec.min ?? -Infinity) || value > (spec.max ?? Infinity)) throw bad(`an integer in [${spec.min}, ${spec.max}]`);
+      return value;
+    case 'boolean':
+      if (typeof value !== 'boolean') throw bad('a boolean');
+      return value;
+    case 'enum':
+      if (typeof value !== 'string' || !spec.values!.includes(value)) throw bad(`one of ${spec.values!.join(', ')}`);
+      return value;
+    default:
+      return value;
+  }
+}

@@ -1,0 +1,124 @@
+import type { RequestCore } from '../adi/request-core.js';
+import { RecvRequest } from '../adi/requests.js';
+import { ErrorClass, MpiError, describeValue } from './errors.js';
+import type { Status } from './status.js';
+
+/** Cancels a posted receive; supplied by the communicator's engine. */
+export type Canceller = (request: RecvRequest) => boolean;
+
+/**
+ * A non-blocking operation in flight (MPI_Request). Completion is driven by the transport's events,
+ * not by calls: `test()` only looks. A failed operation's `wait()` rejects with its `MpiError`.
+ */
+export class Request {
+  readonly #core: RequestCore;
+  readonly #cancel: Canceller | undefined;
+
+  /** @internal */
+  constructor(core: RequestCore, cancel?: Canceller) {
+    this.#core = core;
+    this.#cancel = cancel;
+  }
+
+  /** True once complete (successfully or not). */
+  get done(): boolean {
+    return this.#core.done;
+  }
+
+  /** The status once complete. */
+  wait(): Promise<Status> {
+    return this.#core.wait();
+  }
+
+  /** The status if complete, else undefined (MPI_Test); throws the operation's error if it failed. */
+  test(): Status | undefined {
+    const core = this.#core;
+    if (!core.done) return undefined;
+    if (core.error !== undefined) throw core.error;
+    return core.status;
+  }
+
+  /**
+   * Cancel a receive that has not matched yet (MPI_Cancel): it completes with `status.cancelled`.
+   * Returns whether it was cancelled; a send cannot be cancelled (ERR_REQUEST).
+   */
+  cancel(): boolean {
+    if (!(this.#core instanceof RecvRequest) || this.#cancel === undefined) {
+      throw new MpiError(ErrorClass.ERR_REQUEST, 'only receives can be cancelled (cancelling sends is deprecated in MPI-4 and not supported)', { argument: 'request' });
+    }
+    return this.#cancel(this.#core);
+  }
+
+  /** @internal */
+  get core(): RequestCore {
+    return this.#core;
+  }
+
+  /** Wait for all; the statuses in order. Rejects with the first error (ERR_IN_STATUS wrapping it) after all have completed. */
+  static async waitAll(requests: readonly Request[]): Promise<Status[]> {
+    const list = requireRequests(requests);
+    const settled = await Promise.allSettled(list.map((r) => r.wait()));
+    const statuses: Status[] = [];
+    for (let i = 0; i < settled.length; i++) {
+      const s = settled[i];
+      if (s.status === 'rejected') {
+        throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${i} failed: ${(s.reason as Error).message}`, { cause: s.reason, argument: `requests[${i}]` });
+      }
+      statuses.push(s.value);
+    }
+    return statuses;
+  }
+
+  /** Wait for one: the index and status of a completed request (the lowest index if several are). */
+  static async waitAny(requests: readonly Request[]): Promise<{ index: number; status: Status }> {
+    const list = requireRequests(requests);
+    if (list.length === 0) throw new MpiError(ErrorClass.ERR_ARG, 'waitAny needs at least one request', { argument: 'requests' });
+    await whenAnyDone(list);
+    const index = list.findIndex((r) => r.done);
+    return { index, status: await list[index].wait() };
+  }
+
+  /** Wait until at least one completes; every completed one's index and status. */
+  static async waitSome(requests: readonly Request[]): Promise<{ indices: number[]; statuses: Status[] }> {
+    const list = requireRequests(requests);
+    if (list.length === 0) return { indices: [], statuses: [] };
+    await whenAnyDone(list);
+    const indices: number[] = [];
+    const statuses: Status[] = [];
+    for (let i = 0; i < list.length; i++) {
+      if (!list[i].done) continue;
+      indices.push(i);
+      statuses.push(await list[i].wait());
+    }
+    return { indices, statuses };
+  }
+
+  /** All statuses if every request is complete, else undefined (MPI_Testall). */
+  static testAll(requests: readonly Request[]): Status[] | undefined {
+    const list = requireRequests(requests);
+    if (!list.every((r) => r.done)) return undefined;
+    return list.map((r) => r.test()!);
+  }
+
+  /** A completed request's index and status, or undefined (MPI_Testany). */
+  static testAny(requests: readonly Request[]): { index: number; status: Status } | undefined {
+    const list = requireRequests(requests);
+    const index = list.findIndex((r) => r.done);
+    return index < 0 ? undefined : { index, status: list[index].test()! };
+  }
+}
+
+function requireRequests(requests: unknown): readonly Request[] {
+  if (!Array.isArray(requests)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests must be an array of Request, got ${describeValue(requests)}`, { argument: 'requests' });
+  requests.forEach((r, i) => {
+    if (!(r instanceof Request)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests[${i}] must be a Request, got ${describeValue(r)}`, { argument: `requests[${i}]` });
+  });
+  return requests as readonly Request[];
+}
+
+function whenAnyDone(list: readonly Request[]): Promise<void> {
+  if (list.some((r) => r.done)) return Promise.resolve();
+  return new Promise((resolve) => {
+    for (const r of list) r.core.onDone(resolve);
+  });
+}

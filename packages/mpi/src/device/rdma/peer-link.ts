@@ -1,0 +1,72 @@
+import type { Endpoint, RmrTriplet } from '@dapl/core';
+import type { MpiError } from '../../api/errors.js';
+import type { IncomingMessage, RecvRequest, SendRequest } from '../../adi/requests.js';
+
+/** Something waiting to go out in an eager buffer: a send (eager data or RTS), or a CTS for a receive. */
+export type Outgoing = SendRequest | RecvRequest;
+
+/**
+ * The device's state for one peer (MVAPICH2's VC): the endpoint, the receive buffers posted for the
+ * peer, the credit window, messages waiting for a credit or for the connection, and unexpected
+ * messages kept in receive buffers. Messages leave in the order they were sent (the backlog is FIFO
+ * and nothing overtakes it), which MPI's non-overtaking rule needs.
+ */
+export class PeerLink {
+  /** The endpoint our sends go out on (from `connections.endpoint`), once connected. */
+  sendEp: Endpoint | undefined = undefined;
+  /** `sendEp` is connected and may be posted on. */
+  ready = false;
+  /** Receive buffers the peer may still fill: our sends' window. */
+  credits: number;
+  /** Buffers re-posted for the peer that we have not yet told it about. */
+  pendingReturn = 0;
+  readonly backlog: Outgoing[] = [];
+  /** Index of the backlog's head (the array is compacted when drained). */
+  backlogHead = 0;
+  /** Unexpected messages whose data still sits in our receive buffers, oldest first. */
+  readonly held: IncomingMessage[] = [];
+  /** The peer's doorbell window, for immediates. */
+  bell: RmrTriplet | undefined = undefined;
+  failed: MpiError | undefined = undefined;
+  connecting = false;
+
+  constructor(
+    readonly peer: number,
+    window: number,
+  ) {
+    this.credits = window;
+  }
+
+  get backlogSize(): number {
+    return this.backlog.length - this.backlogHead;
+  }
+
+  push(item: Outgoing): void {
+    this.backlog.push(item);
+  }
+
+  peek(): Outgoing {
+    return this.backlog[this.backlogHead];
+  }
+
+  shift(): Outgoing {
+    const item = this.backlog[this.backlogHead];
+    this.backlog[this.backlogHead++] = undefined as unknown as Outgoing;
+    if (this.backlogHead === this.backlog.length) {
+      this.backlog.length = 0;
+      this.backlogHead = 0;
+    } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+      this.backlog.splice(0, this.backlogHead);
+      this.backlogHead = 0;
+    }
+    return item;
+  }
+
+  /** Everything still queued, emptied (the peer was lost). */
+  takeBacklog(): Outgoing[] {
+    const items = this.backlog.slice(this.backlogHead);
+    this.backlog.length = 0;
+    this.backlogHead = 0;
+    return items;
+  }
+}

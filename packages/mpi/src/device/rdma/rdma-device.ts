@@ -1,0 +1,641 @@
+import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
+import type { Logger } from 'pino';
+import { ErrorClass, MpiError } from '../../api/errors.js';
+import type { MpiParameters } from '../../api/mpi-parameters.js';
+import { HEADER_BYTES, HeaderFlag, MessageKind, emptyHeader, readHeader, writeHeader, type Header } from '../../adi/header.js';
+import { RequestTable } from '../../adi/request-table.js';
+import { SendMode, SendRequest, type IncomingMessage, type RecvRequest } from '../../adi/requests.js';
+import { Status } from '../../api/status.js';
+import { packRange, unpackRange } from '../../datatype/index.js';
+import type { BufferSpan } from '../../adi/transfer.js';
+import type { Device, DeviceHost } from '../device.js';
+import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
+import { PeerLink, type Outgoing } from './peer-link.js';
+import { RegistrationCache } from './registration-cache.js';
+import { READ_ACCESS, WRITE_ACCESS, expose, receiveRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { makeSlots, type Slot } from './slot.js';
+
+/** Rendezvous chunks stay below the provider's RDMA limit and a size every provider handles well. */
+const MAX_CHUNK = 1 << 30;
+/** KVS key of a rank's doorbell window. */
+const BELL_KEY = 'mpi-bell';
+
+/** An arrived message's device record. */
+interface Arrival {
+  /** The receive buffer holding eager data, until it is re-posted. */
+  slot: Slot | undefined;
+  /** The endpoint the message arrived on (replies and re-posts go there). */
+  readonly ep: Endpoint;
+  readonly link: PeerLink;
+  readonly senderRequest: number;
+  /** RTS by read: where the sender exposed the data. */
+  readonly remote: RmrTriplet | undefined;
+}
+
+/** A receive being filled by rendezvous. */
+interface RendezvousRecv {
+  readonly region: RegisteredRegion;
+  readonly arrival: Arrival;
+  readonly source: number;
+  readonly tag: number;
+  /** Bytes that will arrive (the message, cut to the receive's capacity). */
+  readonly length: number;
+  readonly messageSize: number;
+  chunksLeft: number;
+  /** Rendezvous by write: the window exposed to the sender. */
+  exposure: Exposure | undefined;
+}
+
+/** A send whose data waits at the sender (rendezvous). */
+interface RendezvousSend {
+  region: RegisteredRegion | undefined;
+  /** By read: the RMR the receiver reads through. */
+  exposure: Exposure | undefined;
+  chunksLeft: number;
+}
+
+export interface RdmaDeviceAttachment {
+  readonly ia: InterfaceAdapter;
+  readonly connections: Connections;
+  readonly runtime: Runtime;
+  readonly logger: Logger;
+}
+
+/**
+ * The rdma device (MVAPICH2 over uDAPL, seed 004). Eager: each peer has `credits` pre-registered
+ * receive buffers posted for it; a sender copies the message behind a header into one of its own
+ * pre-registered send buffers and posts it, spending a credit; re-posted buffers come back as credits
+ * piggybacked on headers or, past half the window, as an immediate. Rendezvous: the sender exposes
+ * its buffer through an RMR and sends an RTS; the receiver, once matched, RDMA-reads straight into
+ * the user's buffer and rings FIN (or, by write, exposes its buffer in a CTS and the sender writes
+ * with immediate). Progress is the EVDs' push notification: a message is matched when it arrives.
+ */
+export class RdmaDevice implements Device {
+  readonly name = 'rdma';
+  readonly #params: MpiParameters;
+  readonly #host: DeviceHost;
+  readonly #clock: Clock;
+  readonly #slotBytes: number;
+  readonly #links: (PeerLink | undefined)[] = [];
+  readonly #linksBySlotEp = new Map<Endpoint, PeerLink>();
+  readonly #sendTable = new RequestTable<SendRequest>();
+  readonly #recvTable = new RequestTable<RecvRequest>();
+  readonly #header: Header = emptyHeader();
+  readonly #waitingForSlots = new Set<PeerLink>();
+  #a: RdmaDeviceAttachment | undefined;
+  #sendSlots: Slot[] = [];
+  #cache: RegistrationCache | undefined;
+  #rmrs: Rmr[] = [];
+  #bellRmr: Rmr | undefined;
+  #read = true;
+  #chunk = MAX_CHUNK;
+  #inFlight = 0;
+  #drained: (() => void)[] = [];
+  #closed = false;
+  readonly #counts = { eagerSends: 0, rendezvousSends: 0, unexpectedBytes: 0, peakUnexpectedBytes: 0, heldMessages: 0, peakHeldMessages: 0, creditStalls: 0, creditImmediates: 0 };
+
+  constructor(params: MpiParameters, host: DeviceHost, clock: Clock) {
+    this.#params = params;
+    this.#host = host;
+    this.#clock = clock;
+    this.#slotBytes = HEADER_BYTES + params.eagerLimit;
+  }
+
+  /** Connections' `prepare` hook: post this peer's receive buffers on a new endpoint before it connects. */
+  readonly prepare = (ep: Endpoint, peer: number): void => {
+    const link = this.#link(peer);
+    const slots = makeSlots(ep.pz, this.#params.credits, this.#slotBytes);
+    for (const slot of slots) {
+      slot.link = link;
+      slot.ep = ep;
+      ep.postRecv(slot.post(this.#slotBytes), slot);
+    }
+    this.#linksBySlotEp.set(ep, link);
+  };
+
+  /** Bind to the job: send buffers, doorbell, and every peer's doorbell from the KVS. Collective. */
+  async attach(a: RdmaDeviceAttachment): Promise<void> {
+    this.#a = a;
+    const { ia, connections, runtime } = a;
+    const attrs = ia.query();
+    const p = this.#params;
+    if (p.eagerLimit + HEADER_BYTES > attrs.limits.maxMessageSize) {
+      throw new MpiError(ErrorClass.ERR_ARG, `mpi.eagerLimit ${p.eagerLimit} plus the ${HEADER_BYTES}-byte header exceeds the provider's largest message (${attrs.limits.maxMessageSize} bytes)`, { argument: 'mpi.eagerLimit' });
+    }
+    const canRead = attrs.capabilities.includes('rdma-read');
+    this.#read = p.rendezvous === 'read' || (p.rendezvous === 'auto' && canRead);
+    if (this.#read && !canRead) throw new MpiError(ErrorClass.ERR_ARG, `mpi.rendezvous is 'read' but provider ${attrs.provider} has no RDMA read`, { argument: 'mpi.rendezvous' });
+    this.#chunk = Math.min(MAX_CHUNK, attrs.limits.maxRdmaSize);
+    this.#cache = new RegistrationCache(connections.pz, p.registrationCache);
+    this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
+    // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
+    const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
+    this.#bellRmr = connections.pz.createRmr();
+    const t = this.#bellRmr.bind(bell, 0, 8, MemAccess.REMOTE_WRITE);
+    await runtime.put(`${BELL_KEY}-${runtime.rank}`, `${t.rmrContext.toString(16)}.${t.targetOffset}.${t.length}`);
+    await runtime.fence();
+    for (let r = 0; r < runtime.size; r++) {
+      const [context, offset, length] = (await runtime.get(`${BELL_KEY}-${r}`)).split('.');
+      this.#link(r).bell = { rmrContext: BigInt(`0x${context}`), targetOffset: Number(offset), length: Number(length) };
+    }
+    connections.evds.recv.setNotify(this.#onRecvEvents);
+    connections.evds.request.setNotify(this.#onRequestEvents);
+  }
+
+  // ---- sending ------------------------------------------------------------------------------
+
+  send(request: SendRequest): void {
+    const link = this.#link(request.peer);
+    if (link.failed !== undefined) return request.fail(link.failed);
+    this.#inFlight++;
+    request.onDone(this.#sendDone);
+    link.push(request);
+    this.#pump(link);
+  }
+
+  readonly #sendDone = (): void => {
+    if (--this.#inFlight === 0 && this.#drained.length > 0) for (const resolve of this.#drained.splice(0)) resolve();
+  };
+
+  drain(): Promise<void> {
+    if (this.#inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  /** Send what the link's credits, its connection and the free send buffers allow, in order. */
+  #pump(link: PeerLink): void {
+    if (!link.ready) return this.#connect(link);
+    if (link.sendEp!.state !== EpState.CONNECTED) return;
+    while (link.backlogSize > 0) {
+      if (link.credits === 0) {
+        this.#counts.creditStalls++;
+        return;
+      }
+      const slot = this.#sendSlots.pop();
+      if (slot === undefined) {
+        this.#waitingForSlots.add(link);
+        return;
+      }
+      link.credits--;
+      this.#transmit(link, link.shift(), slot);
+    }
+  }
+
+  #connect(link: PeerLink): void {
+    if (link.ready || link.connecting || this.#a === undefined) return;
+    link.connecting = true;
+    this.#a.connections.endpoint(link.peer).then(
+      (ep) => {
+        link.connecting = false;
+        link.ready = true;
+        link.sendEp = ep;
+        this.#pump(link);
+      },
+      (error: unknown) => {
+        link.connecting = false;
+        this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `cannot connect to rank ${link.peer}: ${String(error)}`, { cause: error }));
+      },
+    );
+  }
+
+  #transmit(link: PeerLink, item: Outgoing, slot: Slot): void {
+    const h = this.#header;
+    h.credits = Math.min(link.pendingReturn, 0xffff);
+    link.pendingReturn -= h.credits;
+    h.flags = 0;
+    h.receiverRequest = 0;
+    h.targetOffset = 0;
+    h.rmrContext = 0n;
+    let length = HEADER_BYTES;
+    if (item instanceof SendRequest) {
+      const data = item.data;
+      h.context = item.context;
+      h.source = item.source;
+      h.tag = item.tag;
+      h.size = data.size;
+      h.senderRequest = 0;
+      if (item.mode === SendMode.READY) h.flags |= HeaderFlag.READY;
+      if (data.size <= this.#params.eagerLimit) {
+        const sync = item.mode === SendMode.SYNCHRONOUS;
+        h.kind = sync ? MessageKind.EAGER_SYNC : MessageKind.EAGER;
+        if (sync) item.id = h.senderRequest = this.#sendTable.add(item);
+        if (data.size > 0) packInto(data, slot.payload(data.size));
+        this.#clock.chargeCopy(data.size);
+        length += data.size;
+        this.#counts.eagerSends++;
+      } else {
+        h.kind = MessageKind.RTS;
+        item.id = h.senderRequest = this.#sendTable.add(item);
+        const state: RendezvousSend = { region: undefined, exposure: undefined, chunksLeft: 0 };
+        item.deviceState = state;
+        if (this.#read) {
+          h.flags |= HeaderFlag.READ;
+          state.region = sendRegion(data, data.size, this.#cache!, this.#clock);
+          state.exposure = expose(state.region, data.size, this.#takeRmr(), READ_ACCESS);
+          h.rmrContext = state.exposure.triplet.rmrContext;
+          h.targetOffset = state.exposure.triplet.targetOffset;
+        }
+        if (item.mode === SendMode.SYNCHRONOUS) h.flags |= HeaderFlag.SYNC;
+        this.#counts.rendezvousSends++;
+      }
+    } else {
+      // CTS: the receiver's window for a rendezvous by write.
+      const state = item.deviceState as RendezvousRecv;
+      h.kind = MessageKind.CTS;
+      h.context = item.context;
+      h.source = 0;
+      h.tag = 0;
+      h.size = state.length;
+      h.senderRequest = state.arrival.senderRequest;
+      h.receiverRequest = item.id;
+      h.rmrContext = state.exposure?.triplet.rmrContext ?? 0n;
+      h.targetOffset = state.exposure?.triplet.targetOffset ?? 0;
+    }
+    writeHeader(slot.view, h);
+    link.sendEp!.postSend(slot.post(length), slot);
+    // Eager data is in our buffer now: a standard, ready or buffered send is complete (MPI allows it).
+    if (item instanceof SendRequest && h.kind === MessageKind.EAGER) item.complete(sendStatus);
+  }
+
+  #takeRmr(): Rmr {
+    return this.#rmrs.pop() ?? this.#a!.connections.pz.createRmr();
+  }
+
+  #returnRmr(rmr: Rmr): void {
+    if (rmr.triplet !== undefined) rmr.unbind();
+    this.#rmrs.push(rmr);
+  }
+
+  #ring(ep: Endpoint, link: PeerLink, kind: ImmediateKind, value: number): void {
+    if (ep.state !== EpState.CONNECTED || link.bell === undefined) return;
+    ep.postRdmaWrite(NO_DATA, null, link.bell, { immediate: encodeImmediate(kind, value), suppressCompletion: true });
+  }
+
+  // ---- receiving ----------------------------------------------------------------------------
+
+  readonly #onRecvEvents = (evd: EventDispatcher): void => {
+    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
+      if (event.type !== 'dto-completion') continue;
+      if (event.op === 'recv-immediate') this.#onImmediate(event);
+      else if (event.op === 'recv') this.#onSlotFilled(event);
+    }
+  };
+
+  #onSlotFilled(event: DtoCompletionEvent): void {
+    const slot = event.cookie as Slot;
+    const link = slot.link!;
+    if (event.status !== DtoStatus.SUCCESS) {
+      if (event.status !== DtoStatus.FLUSHED) this.#failLink(link, transportError(link.peer, event));
+      return;
+    }
+    const h = this.#header;
+    if (!readHeader(slot.view, h)) return this.#failLink(link, new MpiError(ErrorClass.ERR_INTERN, `a message from rank ${link.peer} has an unknown kind`));
+    if (h.credits > 0) {
+      const stalled = link.credits === 0;
+      link.credits += h.credits;
+      if (stalled) this.#pump(link);
+    }
+    const ep = event.ep;
+    switch (h.kind) {
+      case MessageKind.EAGER:
+      case MessageKind.EAGER_SYNC: {
+        const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined };
+        this.#host.arrive(incoming(link.peer, h, slot.payload(h.size), arrival));
+        return;
+      }
+      case MessageKind.RTS: {
+        const remote = (h.flags & HeaderFlag.READ) !== 0 ? { rmrContext: h.rmrContext, targetOffset: h.targetOffset, length: h.size } : undefined;
+        const arrival: Arrival = { slot: undefined, ep, link, senderRequest: h.senderRequest, remote };
+        const message = incoming(link.peer, h, undefined, arrival);
+        this.#repost(slot, ep, link);
+        this.#host.arrive(message);
+        return;
+      }
+      case MessageKind.CTS: {
+        const request = this.#sendTable.take(h.senderRequest);
+        const remote = { rmrContext: h.rmrContext, targetOffset: h.targetOffset, length: h.size };
+        this.#repost(slot, ep, link);
+        if (request !== undefined) this.#writeRendezvous(request, link, remote, h.receiverRequest);
+        return;
+      }
+    }
+  }
+
+  /** Give a receive buffer back to its endpoint, and its credit back to the peer (batched). */
+  #repost(slot: Slot, ep: Endpoint, link: PeerLink): void {
+    if (ep.state !== EpState.CONNECTED || this.#closed) return;
+    ep.postRecv(slot.post(this.#slotBytes), slot);
+    if (++link.pendingReturn >= this.#params.credits >>> 1) {
+      this.#counts.creditImmediates++;
+      this.#ring(ep, link, ImmediateKind.CREDIT, link.pendingReturn);
+      link.pendingReturn = 0;
+    }
+  }
+
+  #onImmediate(event: DtoCompletionEvent): void {
+    if (event.status !== DtoStatus.SUCCESS) return;
+    const immediate = event.immediate!;
+    const value = immediateValue(immediate);
+    switch (immediateKind(immediate)) {
+      case ImmediateKind.CREDIT: {
+        const link = this.#linkOfEp(event.ep);
+        if (link === undefined) return;
+        const stalled = link.credits === 0;
+        link.credits += value;
+        if (stalled) this.#pump(link);
+        return;
+      }
+      case ImmediateKind.SYNC_ACK:
+        this.#sendTable.take(value)?.complete(sendStatus);
+        return;
+      case ImmediateKind.FIN_READ: {
+        const request = this.#sendTable.take(value);
+        if (request === undefined) return;
+        this.#releaseSend(request);
+        request.complete(sendStatus);
+        return;
+      }
+      case ImmediateKind.FIN_WRITE: {
+        const request = this.#recvTable.take(value);
+        if (request === undefined) return;
+        this.#finishRendezvousRecv(request, request.deviceState as RendezvousRecv);
+        return;
+      }
+    }
+  }
+
+  #linkOfEp(ep: Endpoint): PeerLink | undefined {
+    const peer = this.#a?.connections.peerOf(ep);
+    return peer === undefined ? undefined : this.#links[peer];
+  }
+
+  // ---- matched messages ---------------------------------------------------------------------
+
+  deliver(message: IncomingMessage, request: RecvRequest): void {
+    const arrival = message.deviceState as Arrival;
+    const capacity = request.data.size;
+    const length = Math.min(message.size, capacity);
+    if (message.payload !== undefined) {
+      if (length > 0) unpackFrom(request.data, message.payload, length);
+      this.#clock.chargeCopy(length);
+      this.#release(message, arrival);
+      if (message.synchronous) this.#ring(arrival.ep, arrival.link, ImmediateKind.SYNC_ACK, arrival.senderRequest);
+      return request.finish(message.source, message.tag, message.size);
+    }
+    // Rendezvous.
+    const region = receiveRegion(request.data, length, this.#cache!);
+    const state: RendezvousRecv = { region, arrival, source: message.source, tag: message.tag, length, messageSize: message.size, chunksLeft: 0, exposure: undefined };
+    request.deviceState = state;
+    if (arrival.remote !== undefined) return this.#readRendezvous(request, state, arrival.remote);
+    // By write: expose the landing zone and send CTS (it needs an eager buffer and a credit).
+    request.id = this.#recvTable.add(request);
+    if (length > 0) state.exposure = expose(region, length, this.#takeRmr(), WRITE_ACCESS);
+    arrival.link.push(request);
+    this.#pump(arrival.link);
+  }
+
+  #readRendezvous(request: RecvRequest, state: RendezvousRecv, remote: RmrTriplet): void {
+    const ep = state.arrival.ep;
+    if (state.length === 0) return this.#readDone(request, state);
+    let chunks = 0;
+    for (let done = 0; done < state.length; done += this.#chunk) chunks++;
+    state.chunksLeft = chunks;
+    for (let done = 0; done < state.length; done += this.#chunk) {
+      const n = Math.min(this.#chunk, state.length - done);
+      ep.postRdmaRead(state.region.iov(done, n), request, { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n });
+    }
+  }
+
+  #readDone(request: RecvRequest, state: RendezvousRecv): void {
+    this.#ring(state.arrival.ep, state.arrival.link, ImmediateKind.FIN_READ, state.arrival.senderRequest);
+    this.#finishRendezvousRecv(request, state);
+  }
+
+  #finishRendezvousRecv(request: RecvRequest, state: RendezvousRecv): void {
+    if (state.exposure !== undefined) this.#returnRmr(state.exposure.rmr);
+    state.exposure = undefined;
+    this.#clock.chargeCopy(state.region.finish(request.data, state.length));
+    state.region.release();
+    request.finish(state.source, state.tag, state.messageSize);
+  }
+
+  #writeRendezvous(request: SendRequest, link: PeerLink, remote: RmrTriplet, receiverRequest: number): void {
+    const state = request.deviceState as RendezvousSend;
+    const length = Math.min(request.data.size, remote.length);
+    const ep = link.sendEp!;
+    if (length === 0) {
+      // Nothing fits the receive (it is truncated to 0 bytes): ring its FIN on the doorbell.
+      state.chunksLeft = 1;
+      ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(ImmediateKind.FIN_WRITE, receiverRequest) });
+      return;
+    }
+    const source = sendRegion(request.data, length, this.#cache!, this.#clock);
+    state.region = source;
+    let chunks = 0;
+    for (let done = 0; done < length; done += this.#chunk) chunks++;
+    state.chunksLeft = chunks;
+    for (let done = 0; done < length; done += this.#chunk) {
+      const n = Math.min(this.#chunk, length - done);
+      const last = done + n >= length;
+      const target = { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
+      ep.postRdmaWrite(source.iov(done, n), request, target, last ? { immediate: encodeImmediate(ImmediateKind.FIN_WRITE, receiverRequest) } : {});
+    }
+  }
+
+  #releaseSend(request: SendRequest): void {
+    const state = request.deviceState as RendezvousSend | undefined;
+    if (state === undefined) return;
+    if (state.exposure !== undefined) this.#returnRmr(state.exposure.rmr);
+    state.exposure = undefined;
+    state.region?.release();
+    state.region = undefined;
+  }
+
+  readonly #onRequestEvents = (evd: EventDispatcher): void => {
+    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
+      if (event.type === 'dto-completion') this.#onRequestDone(event);
+    }
+  };
+
+  #onRequestDone(event: DtoCompletionEvent): void {
+    const cookie = event.cookie;
+    const ok = event.status === DtoStatus.SUCCESS;
+    if (event.op === 'send') {
+      const slot = cookie as Slot;
+      this.#sendSlots.push(slot);
+      if (!ok) this.#failEp(event);
+      if (this.#waitingForSlots.size > 0) {
+        const waiting = [...this.#waitingForSlots];
+        this.#waitingForSlots.clear();
+        for (const link of waiting) this.#pump(link);
+      }
+      return;
+    }
+    if (event.op === 'rdma-read') {
+      const request = cookie as RecvRequest;
+      const state = request.deviceState as RendezvousRecv;
+      if (!ok) {
+        if (!request.done) request.fail(transportError(state.arrival.link.peer, event));
+        return;
+      }
+      if (--state.chunksLeft === 0) this.#readDone(request, state);
+      return;
+    }
+    if (event.op === 'rdma-write' || event.op === 'rdma-write-immediate') {
+      if (!(cookie instanceof SendRequest)) {
+        if (!ok) this.#failEp(event);
+        return;
+      }
+      const state = cookie.deviceState as RendezvousSend;
+      if (!ok) {
+        if (!cookie.done) cookie.fail(transportError(cookie.peer, event));
+        return;
+      }
+      if (--state.chunksLeft === 0) {
+        this.#releaseSend(cookie);
+        cookie.complete(sendStatus);
+      }
+    }
+  }
+
+  // ---- unexpected messages ------------------------------------------------------------------
+
+  keep(message: IncomingMessage): void {
+    const arrival = message.deviceState as Arrival;
+    if (arrival.slot === undefined || message.payload === undefined) return;
+    const c = this.#counts;
+    if (c.unexpectedBytes + message.size <= this.#params.unexpectedLimit) return this.#copyOut(message, arrival);
+    // Over the bound: leave the data in the receive buffer; the sender runs out of credits and waits.
+    arrival.link.held.push(message);
+    if (++c.heldMessages > c.peakHeldMessages) c.peakHeldMessages = c.heldMessages;
+  }
+
+  #copyOut(message: IncomingMessage, arrival: Arrival): void {
+    message.payload = message.payload!.slice();
+    this.#clock.chargeCopy(message.size);
+    const c = this.#counts;
+    c.unexpectedBytes += message.size;
+    if (c.unexpectedBytes > c.peakUnexpectedBytes) c.peakUnexpectedBytes = c.unexpectedBytes;
+    const slot = arrival.slot!;
+    arrival.slot = undefined;
+    (arrival as { copied?: boolean }).copied = true;
+    this.#repost(slot, arrival.ep, arrival.link);
+  }
+
+  /** A message's data is consumed: re-post its buffer, or forget its copy. */
+  #release(message: IncomingMessage, arrival: Arrival): void {
+    const slot = arrival.slot;
+    if (slot !== undefined) {
+      arrival.slot = undefined;
+      const held = arrival.link.held;
+      const at = held.indexOf(message);
+      if (at >= 0) {
+        // Held messages are consumed oldest first in the common case: index 0.
+        held.splice(at, 1);
+        this.#counts.heldMessages--;
+      }
+      this.#repost(slot, arrival.ep, arrival.link);
+    } else if ((arrival as { copied?: boolean }).copied === true) {
+      this.#counts.unexpectedBytes -= message.size;
+    }
+  }
+
+  receivePosted(): void {
+    if (this.#counts.heldMessages === 0) return;
+    // A receive waits and matched nothing: what it waits for may be behind held buffers. Copy them
+    // out, beyond the bound, so that their senders get credits and progress is guaranteed.
+    for (const link of this.#links) {
+      if (link === undefined || link.held.length === 0) continue;
+      for (const message of link.held.splice(0)) {
+        this.#counts.heldMessages--;
+        this.#copyOut(message, message.deviceState as Arrival);
+      }
+    }
+  }
+
+  discard(message: IncomingMessage): void {
+    const arrival = message.deviceState as Arrival;
+    if (message.payload !== undefined) return this.#release(message, arrival);
+    // A rendezvous request nobody will receive: let the sender finish.
+    if (arrival.remote !== undefined) this.#ring(arrival.ep, arrival.link, ImmediateKind.FIN_READ, arrival.senderRequest);
+  }
+
+  // ---- failures, counters, close ------------------------------------------------------------
+
+  #failEp(event: DtoCompletionEvent): void {
+    const link = this.#linkOfEp(event.ep);
+    if (link !== undefined) this.#failLink(link, transportError(link.peer, event));
+  }
+
+  #failLink(link: PeerLink, error: MpiError): void {
+    if (link.failed !== undefined) return;
+    link.failed = error;
+    for (const item of link.takeBacklog()) if (!item.done) item.fail(error);
+    for (const request of this.#sendTable.values()) {
+      if (request.peer === link.peer) {
+        this.#sendTable.take(request.id);
+        request.fail(error);
+      }
+    }
+    this.#host.peerFailed(link.peer, error);
+  }
+
+  #link(peer: number): PeerLink {
+    return (this.#links[peer] ??= new PeerLink(peer, this.#params.credits));
+  }
+
+  protocolInfo(): string[] {
+    const p = this.#params;
+    const provider = this.#a?.ia.provider.name ?? '?';
+    const eager = p.eagerLimit;
+    return [
+      `mpi: device rdma on provider ${provider}: ${p.credits} eager buffers of ${eager} B per peer, ${p.sendBuffers} send buffers`,
+      `mpi: 0..${eager} B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)`,
+      `mpi: ${eager + 1}.. B: rendezvous by RDMA ${this.#read ? 'read (the receiver pulls into the user buffer, then FIN)' : 'write (CTS with the receiver\'s buffer, the sender writes with immediate)'}`,
+    ];
+  }
+
+  counters(): Readonly<Record<string, number>> {
+    return { ...this.#counts, registrations: this.#cache?.registrations ?? 0, sendsInFlight: this.#inFlight };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const evds = this.#a?.connections.evds;
+    for (const evd of evds === undefined ? [] : [evds.recv, evds.request]) if (!evd.freed) evd.setNotify(undefined);
+    this.#cache?.close();
+  }
+}
+
+const NO_DATA: readonly never[] = [];
+/** What a completed send reports (MPI leaves a send's status undefined; ours is the empty one). */
+const sendStatus = Status.EMPTY;
+
+/** Copy (gather) a span's first `length` packed bytes into `out`. */
+function packInto(span: BufferSpan, out: Uint8Array): void {
+  packRange(span.program, span.count, span.bytes, span.offset, 0, out, 0, out.length);
+}
+
+/** Scatter `length` packed bytes from `payload` into a span. */
+function unpackFrom(span: BufferSpan, payload: Uint8Array, length: number): void {
+  unpackRange(span.program, span.count, span.bytes, span.offset, 0, payload, 0, length);
+}
+
+function incoming(peer: number, h: Header, payload: Uint8Array | undefined, arrival: Arrival): IncomingMessage {
+  return {
+    peer,
+    context: h.context,
+    source: h.source,
+    tag: h.tag,
+    size: h.size,
+    payload,
+    synchronous: h.kind === MessageKind.EAGER_SYNC,
+    ready: (h.flags & HeaderFlag.READY) !== 0,
+    deviceState: arrival,
+  };
+}
+
+function transportError(peer: number, event: DtoCompletionEvent): MpiError {
+  return new MpiError(ErrorClass.ERR_PROC_FAILED, `transfer with rank ${peer} failed: ${event.op} completed with ${event.status}${event.reason === undefined ? '' : ` (${event.reason})`}`);
+}

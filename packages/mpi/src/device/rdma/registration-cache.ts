@@ -1,0 +1,70 @@
+import { MemAccess, isDatError, type Lmr, type ProtectionZone } from '@dapl/core';
+
+/**
+ * Keeps user buffers registered between rendezvous transfers (MVAPICH2's dreg cache): registering
+ * costs time on real and simulated hardware alike, and applications reuse their buffers. A whole
+ * ArrayBuffer is registered once and serves every view on it; the least recently used entries are
+ * freed past `limit` (an entry with an RMR still bound is skipped until it is idle).
+ */
+export class RegistrationCache {
+  readonly #lmrs = new Map<ArrayBufferLike, Lmr>();
+  #registrations = 0;
+
+  constructor(
+    private readonly pz: ProtectionZone,
+    private readonly limit: number,
+  ) {}
+
+  /** Registrations made (cache misses), for counters. */
+  get registrations(): number {
+    return this.#registrations;
+  }
+
+  /** An LMR covering `bytes` (whose offset in the LMR is `bytes.byteOffset`). */
+  lmrFor(bytes: Uint8Array): Lmr {
+    const buffer = bytes.buffer;
+    const cached = this.#lmrs.get(buffer);
+    if (cached !== undefined && !cached.freed) {
+      // Move to the back: most recently used.
+      this.#lmrs.delete(buffer);
+      this.#lmrs.set(buffer, cached);
+      return cached;
+    }
+    const lmr = this.pz.registerLmr(buffer, MemAccess.ALL);
+    this.#registrations++;
+    this.#lmrs.set(buffer, lmr);
+    if (this.#lmrs.size > this.limit) this.#evict(buffer);
+    return lmr;
+  }
+
+  /** A registration outside the cache (a packed copy), which the caller frees. */
+  registerTemporary(bytes: Uint8Array): Lmr {
+    this.#registrations++;
+    return this.pz.registerLmr(bytes, MemAccess.ALL);
+  }
+
+  close(): void {
+    for (const lmr of this.#lmrs.values()) freeQuietly(lmr);
+    this.#lmrs.clear();
+  }
+
+  /** Free the oldest idle entries, never `newest`: its caller is about to use it. */
+  #evict(newest: ArrayBufferLike): void {
+    for (const [buffer, lmr] of this.#lmrs) {
+      if (this.#lmrs.size <= this.limit || buffer === newest) return;
+      if (freeQuietly(lmr)) this.#lmrs.delete(buffer);
+    }
+  }
+}
+
+/** Free an LMR unless an RMR is still bound to it (then it stays until a later eviction). */
+function freeQuietly(lmr: Lmr): boolean {
+  if (lmr.freed) return true;
+  try {
+    lmr.free();
+    return true;
+  } catch (error) {
+    if (isDatError(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,43 @@
+import { MemAccess, type Endpoint, type Lmr, type LmrTriplet, type ProtectionZone } from '@dapl/core';
+import { HEADER_BYTES } from '../../adi/header.js';
+import type { PeerLink } from './peer-link.js';
+
+/** One pre-registered eager buffer: a header and up to `eagerLimit` bytes of data (MVAPICH2's vbuf). */
+export class Slot {
+  readonly view: DataView;
+  /** The iov of a post; its length is set before each send (the slot is not reused until the post completes). */
+  readonly iov: [{ lmr: Lmr; offset: number; length: number }];
+  /** Receive slots: the link they are posted on. */
+  link: PeerLink | undefined = undefined;
+  /** Receive slots: the endpoint they are posted on (for a rank's link to itself, the passive end). */
+  ep: Endpoint | undefined = undefined;
+
+  constructor(
+    readonly lmr: Lmr,
+    readonly offset: number,
+    readonly capacity: number,
+  ) {
+    this.view = new DataView(lmr.bytes.buffer, lmr.bytes.byteOffset + offset, capacity);
+    this.iov = [{ lmr, offset, length: capacity }];
+  }
+
+  /** The data area (after the header), `length` bytes. */
+  payload(length: number): Uint8Array {
+    const start = this.lmr.bytes.byteOffset + this.offset + HEADER_BYTES;
+    return new Uint8Array(this.lmr.bytes.buffer, start, length);
+  }
+
+  /** The whole slot as one post of `length` bytes. */
+  post(length: number): readonly LmrTriplet[] {
+    this.iov[0].length = length;
+    return this.iov;
+  }
+}
+
+/** `count` slots of `capacity` bytes in one registered region (one registration, not one per slot). */
+export function makeSlots(pz: ProtectionZone, count: number, capacity: number): Slot[] {
+  const lmr = pz.registerLmr(new Uint8Array(count * capacity), MemAccess.LOCAL);
+  const slots: Slot[] = [];
+  for (let i = 0; i < count; i++) slots.push(new Slot(lmr, i * capacity, capacity));
+  return slots;
+}
