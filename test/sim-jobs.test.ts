@@ -1,42 +1,12 @@
 // Jobs of a simulated provider (`dapl run --provider ib`): the ranks run in one process under the
 // provider's kernel, in virtual time. They print what the same job prints over tcp, end at the
 // same virtual time on every run, and a deadlock ends the job with a report naming each rank's wait.
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { daplRun, sortedLines } from './support/dapl-run.js';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
-const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
 const ring = 'examples/dat-ring.mjs';
 const deadlock = 'test/fixtures/deadlock.mjs';
 const privatised = 'packages/core/test/fixtures/in-process/privatised.mjs';
-/** A job that does not end by itself within this is killed (and the test fails on `killed`). */
-const KILL_AFTER_MS = 20_000;
-
-interface Ran {
-  readonly code: number | null;
-  readonly killed: boolean;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function daplRun(args: string[], env: Record<string, string | undefined> = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [dapl, 'run', ...args],
-      { cwd: root, timeout: KILL_AFTER_MS, env: { ...process.env, DAPL_JOB_KEY: undefined, DAPL_SIM_REPORT: undefined, ...env } },
-      (error, stdout, stderr) => {
-        const failed = error as (Error & { code?: unknown; killed?: boolean }) | null;
-        resolve({ code: failed === null ? 0 : typeof failed.code === 'number' ? failed.code : null, killed: failed?.killed === true, stdout, stderr });
-      },
-    );
-  });
-}
-
-function sortedLines(text: string): string[] {
-  return text.trim().split('\n').sort();
-}
 
 /** The virtual end time from a `DAPL_SIM_REPORT=1` line. */
 function virtualEndNs(stderr: string): number {

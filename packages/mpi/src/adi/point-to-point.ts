@@ -67,7 +67,7 @@ export class PointToPoint implements DeviceHost {
       request.fail(lost);
       return request;
     }
-    this.#device!.receivePosted();
+    this.#device!.receivePosted(peer);
     return request;
   }
 
@@ -88,10 +88,11 @@ export class PointToPoint implements DeviceHost {
     return found === undefined ? undefined : new Status(found.source, found.tag, found.message.size);
   }
 
-  probe(context: number, source: number, tag: number): Promise<Status> {
+  /** `peer`: the world rank of `source`, undefined for ANY_SOURCE. */
+  probe(context: number, source: number, tag: number, peer: number | undefined): Promise<Status> {
     const status = this.iprobe(context, source, tag);
     if (status !== undefined) return Promise.resolve(status);
-    this.#device!.receivePosted();
+    this.#device!.receivePosted(peer);
     return new Promise((resolve) => this.#probes.push({ context, source, tag, resolve }));
   }
 

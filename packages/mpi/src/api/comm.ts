@@ -219,7 +219,7 @@ export class Comm {
     const from = requireSource(source, this.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
-    return this.#state.p2p.probe(this.#context, from, t);
+    return this.#state.p2p.probe(this.#context, from, t, from === ANY_SOURCE ? undefined : this.#group.worldRanks[from]);
   }
 
   // ---- communicators ------------------------------------------------------------------------

@@ -13,8 +13,11 @@ export interface Device {
   deliver(message: IncomingMessage, request: RecvRequest): void;
   /** `message` matched nothing and stays queued: the device may copy it out of transport memory. */
   keep(message: IncomingMessage): void;
-  /** A receive was posted that matched nothing: release whatever holds senders back. */
-  receivePosted(): void;
+  /**
+   * A receive (or probe) from world rank `peer` (undefined: any source) was posted and matched
+   * nothing: release whatever holds that peer's messages back, so that it can arrive.
+   */
+  receivePosted(peer: number | undefined): void;
   /** Drop a queued message for good (its communicator was freed). */
   discard(message: IncomingMessage): void;
   /** Settles when no send of this rank is still in flight. */

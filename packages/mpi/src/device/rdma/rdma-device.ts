@@ -80,7 +80,9 @@ export class RdmaDevice implements Device {
   readonly #linksBySlotEp = new Map<Endpoint, PeerLink>();
   readonly #sendTable = new RequestTable<SendRequest>();
   readonly #recvTable = new RequestTable<RecvRequest>();
-  readonly #header: Header = emptyHeader();
+  /** Decoding and encoding use separate headers: decoding a message may send others (credits unstall a backlog). */
+  readonly #inHeader: Header = emptyHeader();
+  readonly #outHeader: Header = emptyHeader();
   readonly #waitingForSlots = new Set<PeerLink>();
   #a: RdmaDeviceAttachment | undefined;
   #sendSlots: Slot[] = [];
@@ -199,7 +201,7 @@ export class RdmaDevice implements Device {
   }
 
   #transmit(link: PeerLink, item: Outgoing, slot: Slot): void {
-    const h = this.#header;
+    const h = this.#outHeader;
     h.credits = Math.min(link.pendingReturn, 0xffff);
     link.pendingReturn -= h.credits;
     h.flags = 0;
@@ -288,7 +290,7 @@ export class RdmaDevice implements Device {
       if (event.status !== DtoStatus.FLUSHED) this.#failLink(link, transportError(link.peer, event));
       return;
     }
-    const h = this.#header;
+    const h = this.#inHeader;
     if (!readHeader(slot.view, h)) return this.#failLink(link, new MpiError(ErrorClass.ERR_INTERN, `a message from rank ${link.peer} has an unknown kind`));
     if (h.credits > 0) {
       const stalled = link.credits === 0;
@@ -540,16 +542,20 @@ export class RdmaDevice implements Device {
     }
   }
 
-  receivePosted(): void {
+  receivePosted(peer: number | undefined): void {
     if (this.#counts.heldMessages === 0) return;
-    // A receive waits and matched nothing: what it waits for may be behind held buffers. Copy them
-    // out, beyond the bound, so that their senders get credits and progress is guaranteed.
-    for (const link of this.#links) {
-      if (link === undefined || link.held.length === 0) continue;
-      for (const message of link.held.splice(0)) {
-        this.#counts.heldMessages--;
-        this.#copyOut(message, message.deviceState as Arrival);
-      }
+    // A receive waits and matched nothing: what it waits for may be behind buffers held for that
+    // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
+    // progress is guaranteed; other peers stay held.
+    if (peer !== undefined) return this.#unhold(this.#links[peer]);
+    for (const link of this.#links) this.#unhold(link);
+  }
+
+  #unhold(link: PeerLink | undefined): void {
+    if (link === undefined || link.held.length === 0) return;
+    for (const message of link.held.splice(0)) {
+      this.#counts.heldMessages--;
+      this.#copyOut(message, message.deviceState as Arrival);
     }
   }
 

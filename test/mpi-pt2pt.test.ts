@@ -1,0 +1,98 @@
+// MPI point-to-point on every provider (issue 5): the same programs (test/fixtures/mpi) run over tcp
+// with the ranks in one process, over tcp as separate processes (a subset), and on the simulated ib,
+// lapi and combuf machines in virtual time. Each program checks the data it receives and the errors
+// it gets, and prints one line per rank that passed; a failed check exits non-zero with the reason.
+import { describe, expect, it } from 'vitest';
+import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
+
+const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
+
+/** How a provider's jobs are launched. */
+const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
+  'tcp (ranks in one process)': ['--in-process', '--provider', 'tcp'],
+  ib: ['--provider', 'ib'],
+  lapi: ['--provider', 'lapi'],
+  combuf: ['--provider', 'combuf'],
+};
+
+const KILL_AFTER_MS = 90_000;
+
+function passed(ran: Ran): string[] {
+  expect(ran.stderr, ran.stderr).toBe('');
+  expect(ran.killed).toBe(false);
+  expect(ran.code).toBe(0);
+  return sortedLines(ran.stdout);
+}
+
+function ranks(n: number, text: (r: number) => string): string[] {
+  return Array.from({ length: n }, (_, r) => `rank ${r}: ${text(r)}`).sort();
+}
+
+describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, launch) => {
+  const run = (n: number, program: string, env: Record<string, string> = {}, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], env, KILL_AFTER_MS);
+
+  it('every mode, blocking and non-blocking, 0 B to 4 MiB across the eager limit, contents checked (2 ranks)', async () => {
+    expect(passed(await run(2, 'modes'))).toEqual(['rank 1: modes ok (83 transfers checked)']);
+  });
+
+  it('the same with rendezvous by RDMA write and a 1 KiB eager limit (4 ranks)', async () => {
+    const lines = passed(await run(4, 'modes', { DAPL_MPI_RENDEZVOUS: 'write', DAPL_MPI_EAGER_LIMIT: '1024' }));
+    expect(lines).toEqual(['rank 1: modes ok (83 transfers checked)', 'rank 3: modes ok (83 transfers checked)']);
+  });
+
+  it('wildcards, non-overtaking order, probe then recv, cancel, sendrecvReplace, 500 outstanding receives (5 ranks)', async () => {
+    expect(passed(await run(5, 'matching'))).toEqual(ranks(5, () => 'matching ok'));
+  });
+
+  it('split odd/even with traffic on both, dup, create, self, groups (6 ranks)', async () => {
+    expect(passed(await run(6, 'comms'))).toEqual(ranks(6, () => 'communicators ok'));
+  });
+
+  it('pairs exchanging 4 MiB and every rank sending 1 MiB to all others before receiving do not deadlock (4 ranks)', async () => {
+    expect(passed(await run(4, 'exchange'))).toEqual(ranks(4, () => 'exchange ok'));
+  });
+
+  it('36 bad inputs and erroneous programs give typed errors and leave the job usable (3 ranks)', async () => {
+    expect(passed(await run(3, 'errors'))).toEqual(ranks(3, () => 'errors ok (36 cases)'));
+  });
+
+  it('10,000 eager messages to a receiver that is not receiving: in order, unexpected bytes within the bound', async () => {
+    const lines = passed(await run(3, 'flood', { DAPL_MPI_UNEXPECTED_LIMIT: '4096' }));
+    expect(lines[0]).toBe('rank 0: sent 10000');
+    const match = /^rank 1: received 10000 in order; peak unexpected (\d+) B \(bound 4096 B\), peak held (\d+)$/.exec(lines[1]);
+    expect(match, lines[1]).not.toBeNull();
+    expect(Number(match![1])).toBeLessThanOrEqual(4096);
+    // Past the bound the messages wait in the receive buffers (never more than were posted: 16).
+    expect(Number(match![2])).toBeGreaterThan(0);
+    expect(Number(match![2])).toBeLessThanOrEqual(16);
+  });
+});
+
+describe('MPI point-to-point on tcp with one process per rank (dapl run)', () => {
+  const run = (n: number, program: string) => daplRun(['-n', String(n), fixture(program)], {}, KILL_AFTER_MS);
+
+  it('modes and sizes (2 processes)', async () => {
+    expect(passed(await run(2, 'modes'))).toEqual(['rank 1: modes ok (83 transfers checked)']);
+  });
+
+  it('matching (3 processes) and errors (2 processes)', async () => {
+    const [matching, errors] = await Promise.all([run(3, 'matching'), run(2, 'errors')]);
+    expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
+    expect(passed(errors)).toEqual(ranks(2, () => 'errors ok (36 cases)'));
+  });
+});
+
+describe('MPI at 16 ranks', () => {
+  it.each([['ib'], ['combuf']])('communicators and matching on %s', async (provider) => {
+    const [comms, matching] = await Promise.all([
+      daplRun(['-n', '16', '--provider', provider, fixture('comms')], {}, KILL_AFTER_MS),
+      daplRun(['-n', '16', '--provider', provider, fixture('matching')], {}, KILL_AFTER_MS),
+    ]);
+    expect(passed(comms)).toEqual(ranks(16, () => 'communicators ok'));
+    expect(passed(matching)).toEqual(ranks(16, () => 'matching ok'));
+  });
+
+  it('communicators over tcp with 16 ranks in one process', async () => {
+    expect(passed(await daplRun(['-n', '16', '--in-process', fixture('comms')], {}, KILL_AFTER_MS))).toEqual(ranks(16, () => 'communicators ok'));
+  });
+});

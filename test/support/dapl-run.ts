@@ -1,0 +1,30 @@
+// `dapl run` as a child process, for the cross-package tests: the built CLI, the repository as the
+// working directory, and an environment without the variables that would change what a job sees.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const root = fileURLToPath(new URL('../..', import.meta.url));
+const dapl = fileURLToPath(new URL('../../packages/core/dist/cli/main.js', import.meta.url));
+
+export interface Ran {
+  readonly code: number | null;
+  readonly killed: boolean;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Run `dapl run <args>`; a job that does not end within `killAfterMs` is killed (`killed`). */
+export function daplRun(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 20_000): Promise<Ran> {
+  const clean: Record<string, string | undefined> = { ...process.env, DAPL_JOB_KEY: undefined, DAPL_SIM_REPORT: undefined };
+  for (const key of Object.keys(clean)) if (key.startsWith('DAPL_MPI_') || key.startsWith('PMI_')) clean[key] = undefined;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [dapl, 'run', ...args], { cwd: root, timeout: killAfterMs, maxBuffer: 16 << 20, env: { ...clean, ...env } }, (error, stdout, stderr) => {
+      const failed = error as (Error & { code?: unknown; killed?: boolean }) | null;
+      resolve({ code: failed === null ? 0 : typeof failed.code === 'number' ? failed.code : null, killed: failed?.killed === true, stdout, stderr });
+    });
+  });
+}
+
+export function sortedLines(text: string): string[] {
+  return text.trim().split('\n').sort();
+}
