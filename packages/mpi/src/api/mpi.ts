@@ -1,4 +1,4 @@
-import { DaplConfig, rankContext, runtimeFromEnvironment, startJob, type RankContext } from '@dapl/core';
+import { DaplConfig, rankContext, runtimeFromEnvironment, startJob, type DaplJob, type RankContext } from '@dapl/core';
 import { PointToPoint } from '../adi/point-to-point.js';
 import { DEVICES } from '../device/devices.js';
 import { AttachedBuffer } from './attached-buffer.js';
@@ -105,6 +105,11 @@ export class Mpi {
 
   get size(): number {
     return this.#state.job.size;
+  }
+
+  /** The job under this library (its IA, runtime and connections), for tools and benchmarks that work beside MPI at the DAT level. */
+  get job(): DaplJob {
+    return this.#state.job;
   }
 
   /** The provider this job runs on. */

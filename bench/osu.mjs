@@ -1,0 +1,268 @@
+#!/usr/bin/env node
+// OSU micro-benchmarks on @dapl/mpi (osu_latency, osu_bw, osu_bibw), on any provider, each size
+// beside the same exchange done directly with DAT on the same IA in the same job (send/recv with
+// pre-posted receives; sends with suppressed completions, as MPI libraries over uDAPL post them).
+// The MPI and DAT rounds alternate; figures are medians over rounds; ratio = MPI / DAT for latency,
+// MPI / DAT for bandwidth. On a simulated provider the times are virtual (deterministic).
+//
+//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [--only latency,bw,bibw] [--max-size B] [--rounds N]
+//
+// It launches itself with `dapl run -n 2` (processes for tcp, the simulator for the others).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DtoStatus, MemAccess, hasPmiEnvironment, rankContext, startConnections } from '@dapl/core';
+import { Mpi, Request } from '@dapl/mpi';
+
+const HELP = `usage: node bench/osu.mjs [options]
+
+osu_latency, osu_bw (window 64) and osu_bibw on @dapl/mpi, 2 ranks, beside DAT send/recv on the
+same IA in the same job, OSU output format with the MPI/DAT ratio per size.
+
+  --provider KEY     tcp (default; two processes), ib, lapi, combuf (virtual time)
+  --only LIST        comma-separated: latency,bw,bibw (default all)
+  --min-size BYTES   smallest message (default 1)
+  --max-size BYTES   largest message (default 4194304)
+  --rounds N         alternating MPI / DAT rounds per size (default 5; 1 on a simulated provider)
+  --window N         messages in flight for bw and bibw (default 64)
+  --quick            fewer iterations
+  -h, --help         this text`;
+
+const options = {
+  provider: { type: 'string', default: 'tcp' },
+  only: { type: 'string', default: 'latency,bw,bibw' },
+  'min-size': { type: 'string', default: '1' },
+  'max-size': { type: 'string', default: String(4 << 20) },
+  rounds: { type: 'string' },
+  window: { type: 'string', default: '64' },
+  quick: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+};
+const { values } = parseArgs({ options, allowPositionals: false });
+if (values.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+
+async function benchmark() {
+  const mpi = await Mpi.init();
+  const world = mpi.world;
+  const rank = world.rank;
+  const simulated = mpi.job.ia.provider.capabilities.inProcess;
+  const rounds = Number(values.rounds ?? (simulated ? 1 : 5));
+  const window = Number(values.window);
+  const minSize = Number(values['min-size']);
+  const maxSize = Number(values['max-size']);
+  const quick = values.quick || simulated;
+  const only = new Set(values.only.split(','));
+  const sizes = [];
+  for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
+  const dat = await DatPair.start(mpi, maxSize, window);
+  const clock = () => mpi.wtime();
+  const peer = 1 - rank;
+  const header = (title, unit) => {
+    if (rank !== 0) return;
+    process.stdout.write(`# OSU MPI ${title} Test (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}${simulated ? ', virtual time' : ''})\n`);
+    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s); ratio = MPI / DAT\n`);
+    process.stdout.write(`# Size${' '.repeat(6)}${unit.padStart(16)}${`DAT ${unit.split(' ')[1] ?? ''}`.padStart(16)}${'ratio'.padStart(9)}\n`);
+  };
+  const row = (n, mpiValue, datValue) => {
+    if (rank !== 0) return;
+    const ratio = datValue > 0 ? (mpiValue / datValue).toFixed(2) : '-';
+    process.stdout.write(`${String(n).padEnd(10)}${mpiValue.toFixed(2).padStart(16)}${datValue.toFixed(2).padStart(16)}${ratio.padStart(9)}\n`);
+  };
+  const iterations = (n) => (quick ? (n <= 65536 ? 50 : 5) : n <= 8192 ? 1000 : n <= 262144 ? 100 : 20);
+
+  if (only.has('latency')) {
+    header('Latency', 'Latency (us)');
+    for (const n of sizes) {
+      const buf = new Uint8Array(n);
+      const iters = iterations(n);
+      const mpiRuns = [];
+      const datRuns = [];
+      for (let r = 0; r < rounds; r++) {
+        mpiRuns.push(await timed(clock, async () => {
+          for (let i = 0; i < iters; i++) {
+            if (rank === 0) {
+              await world.send(buf, peer, 1);
+              await world.recv(buf, peer, 1);
+            } else {
+              await world.recv(buf, peer, 1);
+              await world.send(buf, peer, 1);
+            }
+          }
+        }, warmup(world, rank)));
+        datRuns.push(await timed(clock, () => dat.pingPong(n, iters)));
+      }
+      row(n, (median(mpiRuns) * 1e6) / (2 * iters), (median(datRuns) * 1e6) / (2 * iters));
+    }
+  }
+
+  if (only.has('bw')) {
+    header('Bandwidth', 'Bandwidth (MB/s)');
+    for (const n of sizes) {
+      const buf = new Uint8Array(n);
+      const ack = new Uint8Array(4);
+      const iters = Math.max(2, Math.floor(iterations(n) / 10));
+      const mpiRuns = [];
+      const datRuns = [];
+      for (let r = 0; r < rounds; r++) {
+        mpiRuns.push(await timed(clock, async () => {
+          for (let i = 0; i < iters; i++) {
+            const reqs = [];
+            if (rank === 0) {
+              for (let w = 0; w < window; w++) reqs.push(world.isend(buf, peer, 2));
+              await Request.waitAll(reqs);
+              await world.recv(ack, peer, 3);
+            } else {
+              for (let w = 0; w < window; w++) reqs.push(world.irecv(buf, peer, 2));
+              await Request.waitAll(reqs);
+              await world.send(ack, peer, 3);
+            }
+          }
+        }, warmup(world, rank)));
+        datRuns.push(await timed(clock, () => dat.stream(n, iters, window)));
+      }
+      const bytes = n * window * iters;
+      row(n, bytes / median(mpiRuns) / 1e6, bytes / median(datRuns) / 1e6);
+    }
+  }
+
+  if (only.has('bibw')) {
+    header('Bi-Directional Bandwidth', 'Bandwidth (MB/s)');
+    for (const n of sizes) {
+      const out = new Uint8Array(n);
+      const into = new Uint8Array(n);
+      const iters = Math.max(2, Math.floor(iterations(n) / 10));
+      const mpiRuns = [];
+      const datRuns = [];
+      for (let r = 0; r < rounds; r++) {
+        mpiRuns.push(await timed(clock, async () => {
+          for (let i = 0; i < iters; i++) {
+            const reqs = [];
+            for (let w = 0; w < window; w++) reqs.push(world.irecv(into, peer, 4));
+            for (let w = 0; w < window; w++) reqs.push(world.isend(out, peer, 4));
+            await Request.waitAll(reqs);
+          }
+        }, warmup(world, rank)));
+        datRuns.push(await timed(clock, () => dat.bistream(n, iters, window)));
+      }
+      const bytes = 2 * n * window * iters;
+      row(n, bytes / median(mpiRuns) / 1e6, bytes / median(datRuns) / 1e6);
+    }
+  }
+
+  await warmup(world, rank); // the peer is done with the DAT pair too
+  await dat.close();
+  await mpi.finalize();
+}
+
+/** Both ranks start the timed part together: a zero-byte exchange first. */
+async function warmup(world, rank) {
+  const none = new Uint8Array(0);
+  await world.sendrecv(none, 1 - rank, 9, none, 1 - rank, 9);
+}
+
+async function timed(clock, body, before) {
+  if (before !== undefined) await before;
+  const start = clock();
+  await body();
+  return clock() - start;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/**
+ * The DAT baseline: a second set of connections on MPI's IA (its own PSP, endpoints and EVDs), with
+ * `2 × window` receives of the largest size pre-posted; every exchange re-posts what it consumed.
+ */
+class DatPair {
+  static async start(mpi, maxSize, window) {
+    const job = mpi.job;
+    const connections = await startConnections(job.ia, job.runtime, { keyPrefix: 'osu-dat' });
+    const peer = 1 - job.rank;
+    const pz = connections.pz;
+    const buf = new Uint8Array(Math.max(maxSize, 4));
+    const lmr = pz.registerLmr(buf, MemAccess.LOCAL);
+    const ep = await connections.endpoint(peer);
+    const pair = new DatPair(connections, ep, lmr, job.rank, 2 * window + 2);
+    await pair.#sync();
+    return pair;
+  }
+
+  #recvs = 0;
+  constructor(connections, ep, lmr, rank, depth) {
+    this.connections = connections;
+    this.ep = ep;
+    this.lmr = lmr;
+    this.rank = rank;
+    this.whole = [{ lmr, offset: 0, length: lmr.length }];
+    for (let i = 0; i < depth; i++) this.ep.postRecv(this.whole, i);
+  }
+
+  #iov(n) {
+    return [{ lmr: this.lmr, offset: 0, length: n }];
+  }
+
+  async #received() {
+    const event = await this.connections.evds.recv.wait({ timeoutMs: 60_000 });
+    if (event.type !== 'dto-completion' || event.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${event.type} ${event.status}`);
+    this.ep.postRecv(this.whole, this.#recvs++);
+  }
+
+  async #sync() {
+    this.ep.postSend(this.#iov(0), 'sync', { suppressCompletion: true });
+    await this.#received();
+  }
+
+  async pingPong(n, iters) {
+    const iov = this.#iov(n);
+    for (let i = 0; i < iters; i++) {
+      if (this.rank === 0) {
+        this.ep.postSend(iov, i, { suppressCompletion: true });
+        await this.#received();
+      } else {
+        await this.#received();
+        this.ep.postSend(iov, i, { suppressCompletion: true });
+      }
+    }
+  }
+
+  async stream(n, iters, window) {
+    const iov = this.#iov(n);
+    for (let i = 0; i < iters; i++) {
+      if (this.rank === 0) {
+        for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
+        await this.#received();
+      } else {
+        for (let w = 0; w < window; w++) await this.#received();
+        this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
+      }
+    }
+  }
+
+  async bistream(n, iters, window) {
+    const iov = this.#iov(n);
+    for (let i = 0; i < iters; i++) {
+      for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
+      for (let w = 0; w < window; w++) await this.#received();
+    }
+  }
+
+  async close() {
+    await this.connections.close();
+  }
+}
+
+const inJob = rankContext.getStore() !== undefined || hasPmiEnvironment(process.env);
+if (!inJob) {
+  // Launch this script as a 2-rank job.
+  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
+  const child = spawn(process.execPath, [dapl, 'run', '-n', '2', '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
+} else {
+  await benchmark();
+}
