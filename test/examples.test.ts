@@ -10,6 +10,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
 const ring = 'examples/dat-ring.mjs';
 const hello = 'examples/dat-hello.mjs';
+const pingpong = 'examples/mpi-pingpong.mjs';
 
 const mpiexec = spawnSync('mpiexec.mpich', ['--version'], { encoding: 'utf8' });
 const haveHydra = mpiexec.status === 0;
@@ -44,5 +45,19 @@ describe('examples', () => {
     const viaDapl = await output(process.execPath, [dapl, 'run', '-n', '4', ring, '7']);
     expect(viaHydra).toEqual(viaDapl);
     expect(viaHydra).toContain('dat-ring: 4 ranks, 7 laps, token 70 (expected 70): OK');
+  });
+
+  it('mpi-pingpong runs as a job of size 1, with dapl run over tcp and on ib, and under mpiexec with the same results', async () => {
+    const pairs = (lines: string[]) => lines.map((l) => l.replace(/round trip [0-9.]+ us/, 'round trip T us'));
+    const single = await output(process.execPath, [pingpong]);
+    expect(pairs(single)).toEqual(['mpi-pingpong: 1 ranks on tcp: OK', 'rank 0 <-> rank 0: 5 sizes ok, 1 MiB round trip T us']);
+    const [tcp, ib] = await Promise.all([output(process.execPath, [dapl, 'run', '-n', '3', pingpong]), output(process.execPath, [dapl, 'run', '-n', '3', '--provider', 'ib', pingpong])]);
+    const expected = ['mpi-pingpong: 3 ranks on tcp: OK', 'rank 0 <-> rank 1: 5 sizes ok, 1 MiB round trip T us', 'rank 0 <-> rank 2: 5 sizes ok, 1 MiB round trip T us'];
+    expect(pairs(tcp)).toEqual(expected);
+    expect(pairs(ib)).toEqual(expected.map((l) => l.replace('on tcp', 'on ib')));
+    if (haveHydra || hydraRequired) {
+      expect(haveHydra, 'mpiexec.mpich is not installed (apt-get install mpich)').toBe(true);
+      expect(pairs(await output('mpiexec.mpich', ['-n', '3', process.execPath, pingpong]))).toEqual(expected);
+    }
   });
 });

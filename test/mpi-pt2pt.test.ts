@@ -62,9 +62,9 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     const match = /^rank 1: received 10000 in order; peak unexpected (\d+) B \(bound 4096 B\), peak held (\d+)$/.exec(lines[1]);
     expect(match, lines[1]).not.toBeNull();
     expect(Number(match![1])).toBeLessThanOrEqual(4096);
-    // Past the bound the messages wait in the receive buffers (never more than were posted: 16).
+    // Past the bound the messages wait in the receive buffers (never more than were posted: 64).
     expect(Number(match![2])).toBeGreaterThan(0);
-    expect(Number(match![2])).toBeLessThanOrEqual(16);
+    expect(Number(match![2])).toBeLessThanOrEqual(64);
   });
 });
 

@@ -11,7 +11,7 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     max: 1 << 20,
     help: 'largest message (bytes) sent eagerly through pre-registered buffers; larger ones use rendezvous',
   },
-  { name: 'credits', type: 'integer', default: 16, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
+  { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
   {
     name: 'unexpectedLimit',
