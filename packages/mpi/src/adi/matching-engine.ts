@@ -1,48 +1,215 @@
-// TEMPORARY stand-in (branch mpi-matching replaces this file): linear scans, same API.
 import { ANY_SOURCE, ANY_TAG } from '../api/constants.js';
+import { LinkedList, ListNode, pushBack, unlink } from './intrusive-list.js';
 
-export interface PostedHandle { readonly id: number }
+/** A posted receive's handle, for `cancel`. Opaque. */
+export type PostedHandle = object;
+
+/** What `post` found: the oldest unexpected message it accepts, or the handle of the queued receive. */
 export type PostResult<M> = { readonly message: M; readonly handle?: undefined } | { readonly message?: undefined; readonly handle: PostedHandle };
 
-interface Posted<R> { context: number; source: number; tag: number; receive: R; handle: PostedHandle }
-interface Unexpected<M> { context: number; source: number; tag: number; message: M }
+/** Unexpected messages are on four lists at once: by (source, tag), by source, by tag, and all. */
+const BY_PAIR = 0;
+const BY_SOURCE = 1;
+const BY_TAG = 2;
+const ALL = 3;
+const UNEXPECTED_SLOTS = 4;
 
-const accepts = (s: number, t: number, source: number, tag: number) => (s === ANY_SOURCE || s === source) && (t === ANY_TAG || t === tag);
+/** A (source, tag) pair as one number: source and tag are non-negative int32s here. */
+function pairKey(source: number, tag: number): number {
+  return source * 0x1_0000_0000 + tag;
+}
 
-export class MatchingEngine<R, M> {
-  #posted: Posted<R>[] = [];
-  #unexpected: Unexpected<M>[] = [];
-  #ids = 0;
-  get postedCount(): number { return this.#posted.length; }
-  get unexpectedCount(): number { return this.#unexpected.length; }
-  post(context: number, source: number, tag: number, receive: R): PostResult<M> {
-    const i = this.#unexpected.findIndex((u) => u.context === context && accepts(source, tag, u.source, u.tag));
-    if (i >= 0) return { message: this.#unexpected.splice(i, 1)[0].message };
-    const handle = { id: ++this.#ids };
-    this.#posted.push({ context, source, tag, receive, handle });
-    return { handle };
+/** One communicator context's queues. */
+class ContextQueues<R, M> {
+  /** Posted receives by kind of pattern; each list is FIFO, and every entry of a list accepts the same messages. */
+  readonly postedByPair = new Map<number, LinkedList<R>>();
+  readonly postedAnySource = new Map<number, LinkedList<R>>();
+  readonly postedAnyTag = new Map<number, LinkedList<R>>();
+  readonly postedAny = new LinkedList<R>(-1);
+  readonly unexpectedByPair = new Map<number, LinkedList<M>>();
+  readonly unexpectedBySource = new Map<number, LinkedList<M>>();
+  readonly unexpectedByTag = new Map<number, LinkedList<M>>();
+  readonly unexpected = new LinkedList<M>(-1);
+
+  get empty(): boolean {
+    return this.postedAny.size === 0 && this.unexpected.size === 0 && this.postedByPair.size === 0 && this.postedAnySource.size === 0 && this.postedAnyTag.size === 0;
   }
+}
+
+/**
+ * MPI matching (MPI-3.1 §3.5) in O(1) per operation, whatever the number of posted receives and
+ * unexpected messages (docs/mpi-design.md). A message matches the OLDEST posted receive that accepts
+ * it: the candidates are the heads of at most four FIFO bins — (source, tag), (ANY, tag),
+ * (source, ANY), (ANY, ANY) — compared by post order. A receive matches the OLDEST unexpected
+ * message it accepts: the head of the one list that holds exactly the messages its pattern accepts.
+ * Empty bins are deleted, so memory follows what is queued, not every tag ever used.
+ */
+export class MatchingEngine<R, M> {
+  readonly #contexts = new Map<number, ContextQueues<R, M>>();
+  /** Unexpected-message nodes for reuse (posted nodes are handles, so never reused). */
+  readonly #spare: ListNode<M>[] = [];
+  #postSeq = 0;
+  #arrivalSeq = 0;
+  #posted = 0;
+  #unexpected = 0;
+
+  get postedCount(): number {
+    return this.#posted;
+  }
+
+  get unexpectedCount(): number {
+    return this.#unexpected;
+  }
+
+  /** Lists filed in maps across all contexts, and contexts held (both 0 when nothing is queued). */
+  get binCount(): number {
+    let n = this.#contexts.size;
+    for (const q of this.#contexts.values()) {
+      n += q.postedByPair.size + q.postedAnySource.size + q.postedAnyTag.size + q.unexpectedByPair.size + q.unexpectedBySource.size + q.unexpectedByTag.size;
+    }
+    return n;
+  }
+
+  post(context: number, source: number, tag: number, receive: R): PostResult<M> {
+    const q = this.#contexts.get(context);
+    if (q !== undefined) {
+      const found = this.#oldestUnexpected(q, source, tag);
+      if (found !== null) {
+        const message = found.value!;
+        this.#removeUnexpected(context, q, found);
+        return { message };
+      }
+    }
+    const queues = q ?? this.#queues(context);
+    const node = new ListNode<R>(1);
+    node.context = context;
+    node.value = receive;
+    node.source = source;
+    node.tag = tag;
+    node.seq = ++this.#postSeq;
+    let bin: LinkedList<R>;
+    if (source === ANY_SOURCE) bin = tag === ANY_TAG ? queues.postedAny : filed(queues.postedAnySource, tag);
+    else bin = tag === ANY_TAG ? filed(queues.postedAnyTag, source) : filed(queues.postedByPair, pairKey(source, tag));
+    pushBack(bin, node, 0);
+    this.#posted++;
+    return { handle: node };
+  }
+
   arrive(context: number, source: number, tag: number, message: M): R | undefined {
-    const i = this.#posted.findIndex((p) => p.context === context && accepts(p.source, p.tag, source, tag));
-    if (i >= 0) return this.#posted.splice(i, 1)[0].receive;
-    this.#unexpected.push({ context, source, tag, message });
+    let q = this.#contexts.get(context);
+    if (q !== undefined && this.#posted > 0) {
+      let best: ListNode<R> | null = q.postedAny.head;
+      best = older(best, q.postedByPair.get(pairKey(source, tag))?.head ?? null);
+      best = older(best, q.postedAnySource.get(tag)?.head ?? null);
+      best = older(best, q.postedAnyTag.get(source)?.head ?? null);
+      if (best !== null) {
+        const receive = best.value!;
+        this.#removePosted(context, q, best);
+        return receive;
+      }
+    }
+    q ??= this.#queues(context);
+    const node = this.#spare.pop() ?? new ListNode<M>(UNEXPECTED_SLOTS);
+    node.value = message;
+    node.source = source;
+    node.tag = tag;
+    node.seq = ++this.#arrivalSeq;
+    pushBack(filed(q.unexpectedByPair, pairKey(source, tag)), node, BY_PAIR);
+    pushBack(filed(q.unexpectedBySource, source), node, BY_SOURCE);
+    pushBack(filed(q.unexpectedByTag, tag), node, BY_TAG);
+    pushBack(q.unexpected, node, ALL);
+    this.#unexpected++;
     return undefined;
   }
+
   probe(context: number, source: number, tag: number): { message: M; source: number; tag: number } | undefined {
-    const u = this.#unexpected.find((x) => x.context === context && accepts(source, tag, x.source, x.tag));
-    return u === undefined ? undefined : { message: u.message, source: u.source, tag: u.tag };
+    const q = this.#contexts.get(context);
+    if (q === undefined) return undefined;
+    const found = this.#oldestUnexpected(q, source, tag);
+    return found === null ? undefined : { message: found.value!, source: found.source, tag: found.tag };
   }
+
   cancel(handle: PostedHandle): boolean {
-    const i = this.#posted.findIndex((p) => p.handle === handle);
-    if (i < 0) return false;
-    this.#posted.splice(i, 1);
+    if (!(handle instanceof ListNode)) return false;
+    const node = handle as ListNode<R>;
+    const q = this.#contexts.get(node.context);
+    if (q === undefined || node.lists[0] === null) return false;
+    this.#removePosted(node.context, q, node);
     return true;
   }
+
   dropContext(context: number): { receives: R[]; messages: M[] } {
-    const receives = this.#posted.filter((p) => p.context === context).map((p) => p.receive);
-    const messages = this.#unexpected.filter((u) => u.context === context).map((u) => u.message);
-    this.#posted = this.#posted.filter((p) => p.context !== context);
-    this.#unexpected = this.#unexpected.filter((u) => u.context !== context);
+    const q = this.#contexts.get(context);
+    const receives: R[] = [];
+    const messages: M[] = [];
+    if (q === undefined) return { receives, messages };
+    const bins = [q.postedAny, ...q.postedByPair.values(), ...q.postedAnySource.values(), ...q.postedAnyTag.values()];
+    const nodes: ListNode<R>[] = [];
+    for (const bin of bins) for (let n = bin.head; n !== null; n = n.links[1]) nodes.push(n);
+    nodes.sort((a, b) => a.seq - b.seq);
+    for (const n of nodes) receives.push(n.value!);
+    this.#posted -= nodes.length;
+    for (let n = q.unexpected.head; n !== null; n = n.links[2 * ALL + 1]) messages.push(n.value!);
+    this.#unexpected -= messages.length;
+    this.#contexts.delete(context);
     return { receives, messages };
   }
+
+  #queues(context: number): ContextQueues<R, M> {
+    let q = this.#contexts.get(context);
+    if (q === undefined) {
+      q = new ContextQueues<R, M>();
+      this.#contexts.set(context, q);
+    }
+    return q;
+  }
+
+  /** The one list whose messages are exactly those the pattern accepts; its head is the oldest. */
+  #oldestUnexpected(q: ContextQueues<R, M>, source: number, tag: number): ListNode<M> | null {
+    if (q.unexpected.size === 0) return null;
+    if (source === ANY_SOURCE) return tag === ANY_TAG ? q.unexpected.head : (q.unexpectedByTag.get(tag)?.head ?? null);
+    return tag === ANY_TAG ? (q.unexpectedBySource.get(source)?.head ?? null) : (q.unexpectedByPair.get(pairKey(source, tag))?.head ?? null);
+  }
+
+  #removePosted(context: number, q: ContextQueues<R, M>, node: ListNode<R>): void {
+    const bin = unlink(node, 0);
+    this.#posted--;
+    node.value = undefined;
+    if (bin !== null && bin.size === 0 && bin !== q.postedAny) {
+      if (node.source === ANY_SOURCE) q.postedAnySource.delete(bin.key);
+      else if (node.tag === ANY_TAG) q.postedAnyTag.delete(bin.key);
+      else q.postedByPair.delete(bin.key);
+    }
+    if (q.empty) this.#contexts.delete(context);
+  }
+
+  #removeUnexpected(context: number, q: ContextQueues<R, M>, node: ListNode<M>): void {
+    dropIfEmpty(q.unexpectedByPair, unlink(node, BY_PAIR));
+    dropIfEmpty(q.unexpectedBySource, unlink(node, BY_SOURCE));
+    dropIfEmpty(q.unexpectedByTag, unlink(node, BY_TAG));
+    unlink(node, ALL);
+    this.#unexpected--;
+    node.value = undefined;
+    this.#spare.push(node);
+    if (q.empty) this.#contexts.delete(context);
+  }
+}
+
+function filed<T>(map: Map<number, LinkedList<T>>, key: number): LinkedList<T> {
+  let list = map.get(key);
+  if (list === undefined) {
+    list = new LinkedList<T>(key);
+    map.set(key, list);
+  }
+  return list;
+}
+
+function dropIfEmpty<T>(map: Map<number, LinkedList<T>>, list: LinkedList<T> | null): void {
+  if (list !== null && list.size === 0) map.delete(list.key);
+}
+
+function older<T>(a: ListNode<T> | null, b: ListNode<T> | null): ListNode<T> | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.seq <= b.seq ? a : b;
 }
