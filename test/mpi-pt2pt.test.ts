@@ -35,9 +35,11 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(await run(2, 'modes'))).toEqual(['rank 1: modes ok (83 transfers checked)']);
   });
 
-  it('the same with rendezvous by RDMA write and a 1 KiB eager limit (4 ranks)', async () => {
-    const lines = passed(await run(4, 'modes', { DAPL_MPI_RENDEZVOUS: 'write', DAPL_MPI_EAGER_LIMIT: '1024' }));
-    expect(lines).toEqual(['rank 1: modes ok (83 transfers checked)', 'rank 3: modes ok (83 transfers checked)']);
+  it('the same and derived types with rendezvous by RDMA write and a 1 KiB eager limit (4 ranks)', async () => {
+    const env = { DAPL_MPI_RENDEZVOUS: 'write', DAPL_MPI_EAGER_LIMIT: '1024' };
+    const [modes, datatypes] = await Promise.all([run(4, 'modes', env), run(2, 'datatypes', env)]);
+    expect(passed(modes)).toEqual(['rank 1: modes ok (83 transfers checked)', 'rank 3: modes ok (83 transfers checked)']);
+    expect(passed(datatypes)).toEqual(ranks(2, () => 'datatypes ok'));
   });
 
   it('wildcards, non-overtaking order, probe then recv, cancel, sendrecvReplace, 500 outstanding receives (5 ranks)', async () => {

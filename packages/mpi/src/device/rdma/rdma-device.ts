@@ -12,7 +12,7 @@ import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
 import { PeerLink, type Outgoing } from './peer-link.js';
 import { RegistrationCache } from './registration-cache.js';
-import { READ_ACCESS, WRITE_ACCESS, expose, receiveRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
 import { makeSlots, type Slot } from './slot.js';
 
 /** Rendezvous chunks stay below the provider's RDMA limit and a size every provider handles well. */
@@ -91,6 +91,7 @@ export class RdmaDevice implements Device {
   #bellRmr: Rmr | undefined;
   #read = true;
   #chunk = MAX_CHUNK;
+  #maxIov = 1;
   #inFlight = 0;
   #drained: (() => void)[] = [];
   #closed = false;
@@ -128,6 +129,7 @@ export class RdmaDevice implements Device {
     this.#read = p.rendezvous === 'read' || (p.rendezvous === 'auto' && canRead);
     if (this.#read && !canRead) throw new MpiError(ErrorClass.ERR_ARG, `mpi.rendezvous is 'read' but provider ${attrs.provider} has no RDMA read`, { argument: 'mpi.rendezvous' });
     this.#chunk = Math.min(MAX_CHUNK, attrs.limits.maxRdmaSize);
+    this.#maxIov = attrs.limits.maxIov;
     this.#cache = new RegistrationCache(connections.pz, p.registrationCache);
     this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
     // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
@@ -384,8 +386,9 @@ export class RdmaDevice implements Device {
       if (message.synchronous) this.#ring(arrival.ep, arrival.link, ImmediateKind.SYNC_ACK, arrival.senderRequest);
       return request.finish(message.source, message.tag, message.size);
     }
-    // Rendezvous.
-    const region = receiveRegion(request.data, length, this.#cache!);
+    // Rendezvous: by read, the data may scatter straight into a non-contiguous buffer; by write, it
+    // lands in one exposed block.
+    const region = arrival.remote !== undefined ? scatterRegion(request.data, length, this.#cache!, this.#maxIov) : receiveRegion(request.data, length, this.#cache!);
     const state: RendezvousRecv = { region, arrival, source: message.source, tag: message.tag, length, messageSize: message.size, chunksLeft: 0, exposure: undefined };
     request.deviceState = state;
     if (arrival.remote !== undefined) return this.#readRendezvous(request, state, arrival.remote);
@@ -431,7 +434,7 @@ export class RdmaDevice implements Device {
       ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(ImmediateKind.FIN_WRITE, receiverRequest) });
       return;
     }
-    const source = sendRegion(request.data, length, this.#cache!, this.#clock);
+    const source = gatherRegion(request.data, length, this.#cache!, this.#maxIov, this.#clock);
     state.region = source;
     let chunks = 0;
     for (let done = 0; done < length; done += this.#chunk) chunks++;

@@ -1,6 +1,6 @@
 import { MemAccess, type Clock, type Lmr, type LmrTriplet, type Rmr, type RmrTriplet } from '@dapl/core';
 import type { BufferSpan } from '../../adi/transfer.js';
-import { packRange, unpackRange } from '../../datatype/index.js';
+import { packRange, segments, unpackRange } from '../../datatype/index.js';
 import type { RegistrationCache } from './registration-cache.js';
 
 /**
@@ -49,6 +49,42 @@ class Packed implements RegisteredRegion {
   }
 }
 
+/**
+ * A non-contiguous layout addressed in place as an iov of its blocks (a gathering send, a
+ * scattering receive): no copy. It cannot be exposed through one RMR (`start` is meaningless).
+ */
+class Segmented implements RegisteredRegion {
+  readonly start = -1;
+  readonly #prefix: Float64Array;
+
+  constructor(
+    readonly lmr: Lmr,
+    private readonly offsets: readonly number[],
+    private readonly lengths: readonly number[],
+  ) {
+    this.#prefix = new Float64Array(lengths.length + 1);
+    for (let i = 0; i < lengths.length; i++) this.#prefix[i + 1] = this.#prefix[i] + lengths[i];
+  }
+
+  iov(done: number, length: number): readonly LmrTriplet[] {
+    const iov: LmrTriplet[] = [];
+    let i = 0;
+    while (this.#prefix[i + 1] <= done) i++;
+    for (let left = length, skip = done - this.#prefix[i]; left > 0; i++, skip = 0) {
+      const n = Math.min(this.lengths[i] - skip, left);
+      iov.push({ lmr: this.lmr, offset: this.offsets[i] + skip, length: n });
+      left -= n;
+    }
+    return iov;
+  }
+
+  finish(): number {
+    return 0;
+  }
+
+  release(): void {}
+}
+
 /** Where the data of `span` can be addressed in place: one block of registered user memory. */
 function direct(span: BufferSpan, cache: RegistrationCache): Direct | undefined {
   if (!span.program.contiguous) return undefined;
@@ -56,7 +92,27 @@ function direct(span: BufferSpan, cache: RegistrationCache): Direct | undefined 
   return new Direct(lmr, span.bytes.byteOffset + span.offset + span.program.minOffset);
 }
 
-/** The sender's data, registered: in place, or packed (the copy charged to `clock`). */
+/** A non-contiguous span as at most `maxIov` in-place segments, or undefined. */
+function segmented(span: BufferSpan, cache: RegistrationCache, maxIov: number): Segmented | undefined {
+  if (span.program.contiguous) return undefined;
+  const found = segments(span.program, span.count, span.bytes.byteOffset + span.offset, maxIov);
+  return found === undefined ? undefined : new Segmented(cache.lmrFor(span.bytes), found.offsets, found.lengths);
+}
+
+/**
+ * The sender's data as the source of RDMA writes: in place, gathered by an iov of at most `maxIov`
+ * segments, or packed (the copy charged to `clock`).
+ */
+export function gatherRegion(span: BufferSpan, length: number, cache: RegistrationCache, maxIov: number, clock: Clock): RegisteredRegion {
+  return direct(span, cache) ?? segmented(span, cache, maxIov) ?? sendRegion(span, length, cache, clock);
+}
+
+/** The receiver's data as the target of RDMA reads: in place, scattered by an iov, or a packed copy. */
+export function scatterRegion(span: BufferSpan, length: number, cache: RegistrationCache, maxIov: number): RegisteredRegion {
+  return direct(span, cache) ?? segmented(span, cache, maxIov) ?? receiveRegion(span, length, cache);
+}
+
+/** The sender's data as one exposable block: in place, or packed (the copy charged to `clock`). */
 export function sendRegion(span: BufferSpan, length: number, cache: RegistrationCache, clock: Clock): RegisteredRegion {
   const inPlace = direct(span, cache);
   if (inPlace !== undefined) return inPlace;
@@ -66,7 +122,7 @@ export function sendRegion(span: BufferSpan, length: number, cache: Registration
   return new Packed(cache.registerTemporary(packed));
 }
 
-/** Where a receive's data lands: in place, or a packed copy unpacked at the end. */
+/** A receive's data as one exposable block: in place, or a packed copy unpacked at the end. */
 export function receiveRegion(span: BufferSpan, length: number, cache: RegistrationCache): RegisteredRegion {
   return direct(span, cache) ?? new Packed(cache.registerTemporary(new Uint8Array(length)));
 }
