@@ -102,3 +102,35 @@ describe('MPI at 16 ranks', () => {
     expect(passed(await daplRun(['-n', '16', '--in-process', fixture('comms')], {}, KILL_AFTER_MS))).toEqual(ranks(16, () => 'communicators ok'));
   });
 });
+
+describe('MPI jobs tell what they are doing', () => {
+  it('a deadlock under the simulator names each rank\'s MPI wait, within seconds, exit 1', async () => {
+    const ran = await daplRun(['-n', '2', '--provider', 'ib', fixture('deadlock')], {}, 20_000);
+    expect(ran).toMatchObject({ code: 1, killed: false, stdout: '' });
+    expect(ran.stderr).toMatch(/deadlock at \d+ ns of virtual time/);
+    expect(ran.stderr).toContain('rank 0: MPI recv from rank 1 tag 42 (context 0)');
+    expect(ran.stderr).toContain('rank 1: MPI recv from rank 0 tag 42 (context 0)');
+  });
+
+  it('DAPL_MPI_PROTOCOL_INFO=1 prints which protocol serves which sizes, once (rank 0)', async () => {
+    const ran = await daplRun(['-n', '2', '--provider', 'combuf', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_PROTOCOL_INFO: '1', DAPL_MPI_EAGER_LIMIT: '4096' });
+    expect(ran.code).toBe(0);
+    const info = ran.stdout.split('\n').filter((l) => l.startsWith('mpi: '));
+    expect(info).toEqual([
+      'mpi: device rdma on provider combuf: 64 eager buffers of 4096 B per peer, 64 send buffers',
+      'mpi: 0..4096 B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)',
+      'mpi: 4097.. B: rendezvous by RDMA read (the receiver pulls into the user buffer, then FIN)',
+    ]);
+  });
+
+  it('an unknown or bad MPI setting is refused at init, naming it', async () => {
+    const [unknown, bad] = await Promise.all([
+      daplRun(['-n', '1', '--in-process', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_EAGER_LIMT: '5' }),
+      daplRun(['-n', '1', '--in-process', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_RENDEZVOUS: 'sideways' }),
+    ]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('MPI_ERR_ARG: unknown MPI setting mpi.eagerLimt (env DAPL_MPI_EAGER_LIMT)');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toMatch(/MPI_ERR_ARG: .*mpi\.rendezvous.*sideways/);
+  });
+});

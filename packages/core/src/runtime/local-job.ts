@@ -92,6 +92,12 @@ class LocalJob {
     return hook === undefined ? arrived : hook(rank, `runtime.${call}()`, arrived);
   }
 
+  /** A rank's wait on anything (an upper library's request), declared through the wait hook when there is one. */
+  declareWait<T>(rank: number, what: string, promise: Promise<T>): Promise<T> {
+    const hook = this.options.waitHook;
+    return hook === undefined ? promise : hook(rank, what, promise);
+  }
+
   /** `barrier_in`: resolves when every rank has arrived, after committing the puts made before it. */
   collective(rank: number, call: string): Promise<void> {
     if (this.broken !== undefined) return Promise.reject(this.broken);
@@ -192,6 +198,10 @@ class LocalRankRuntime implements Runtime {
   async barrier(): Promise<void> {
     this.job.checkLive(this.rank, 'barrier');
     return this.job.wait(this.rank, 'barrier');
+  }
+
+  declareWait<T>(what: string, promise: Promise<T>): Promise<T> {
+    return this.job.declareWait(this.rank, what, promise);
   }
 
   async abort(code: number, message: string): Promise<never> {

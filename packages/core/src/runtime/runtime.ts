@@ -13,6 +13,12 @@ export interface Runtime {
   /** Read a published value; rejects if the key is unknown. */
   get(key: string): Promise<string>;
   barrier(): Promise<void>;
+  /**
+   * Say what this rank waits for (`what`, e.g. "MPI recv from 1 tag 5") until `promise` settles, so
+   * that a simulator's deadlock report names it; returns a promise settling as `promise` does.
+   * Optional: runtimes without a simulator have nothing to report to.
+   */
+  declareWait?<T>(what: string, promise: Promise<T>): Promise<T>;
   /** End the whole job with `code`; never returns. */
   abort(code: number, message: string): Promise<never>;
   finalize(): Promise<void>;

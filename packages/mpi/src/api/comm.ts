@@ -125,7 +125,7 @@ export class Comm {
 
   #startSend(span: BufferSpan, dest: number, tag: number, mode: SendMode, context: number): Request {
     const peer = this.#group.worldRanks[dest];
-    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode));
+    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode), undefined, this.#state.job.runtime);
     // Buffered: pack into the attached buffer, send the copy in standard mode, free the copy when sent.
     const attached = this.#state.attached;
     if (attached === undefined) {
@@ -138,7 +138,7 @@ export class Comm {
     const request = this.#state.p2p.isend(peer, context, this.rank, tag, copy, SendMode.STANDARD);
     request.onDone(release);
     // The caller's buffer is free as soon as it is copied: report the send complete now, as MPI does.
-    return request.error === undefined ? completed(Status.EMPTY) : new Request(request);
+    return request.error === undefined ? completed(Status.EMPTY) : new Request(request, undefined, this.#state.job.runtime);
   }
 
   // ---- receives -----------------------------------------------------------------------------
@@ -164,7 +164,7 @@ export class Comm {
   #startRecv(span: BufferSpan, source: number, tag: number, context: number): Request {
     const peer = source === ANY_SOURCE ? undefined : this.#group.worldRanks[source];
     const request = this.#state.p2p.irecv(context, source, tag, span, peer);
-    return new Request(request, this.#cancel);
+    return new Request(request, this.#cancel, this.#state.job.runtime);
   }
 
   readonly #cancel = (request: RecvRequest): boolean => this.#state.p2p.cancel(request);

@@ -1,10 +1,16 @@
 import type { RequestCore } from '../adi/request-core.js';
-import { RecvRequest } from '../adi/requests.js';
+import { RecvRequest, SendRequest } from '../adi/requests.js';
+import { ANY_SOURCE, ANY_TAG } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import type { Status } from './status.js';
 
 /** Cancels a posted receive; supplied by the communicator's engine. */
 export type Canceller = (request: RecvRequest) => boolean;
+
+/** Where a rank declares its waits (the runtime, under the simulator: deadlock reports name them). */
+export interface WaitDeclarer {
+  declareWait?<T>(what: string, promise: Promise<T>): Promise<T>;
+}
 
 /**
  * A non-blocking operation in flight (MPI_Request). Completion is driven by the transport's events,
@@ -13,11 +19,13 @@ export type Canceller = (request: RecvRequest) => boolean;
 export class Request {
   readonly #core: RequestCore;
   readonly #cancel: Canceller | undefined;
+  readonly #waits: WaitDeclarer | undefined;
 
   /** @internal */
-  constructor(core: RequestCore, cancel?: Canceller) {
+  constructor(core: RequestCore, cancel?: Canceller, waits?: WaitDeclarer) {
     this.#core = core;
     this.#cancel = cancel;
+    this.#waits = waits?.declareWait === undefined ? undefined : waits;
   }
 
   /** True once complete (successfully or not). */
@@ -27,7 +35,9 @@ export class Request {
 
   /** The status once complete. */
   wait(): Promise<Status> {
-    return this.#core.wait();
+    const outcome = this.#core.wait();
+    if (this.#waits === undefined || this.#core.done) return outcome;
+    return this.#waits.declareWait!(describe(this.#core), outcome);
   }
 
   /** The status if complete, else undefined (MPI_Test); throws the operation's error if it failed. */
@@ -106,6 +116,16 @@ export class Request {
     const index = list.findIndex((r) => r.done);
     return index < 0 ? undefined : { index, status: list[index].test()! };
   }
+}
+
+/** What a deadlock report says a rank waits for. */
+function describe(core: RequestCore): string {
+  if (core instanceof SendRequest) return `MPI send to world rank ${core.peer} tag ${core.tag} (${core.mode}, context ${core.context})`;
+  if (core instanceof RecvRequest) {
+    const from = core.source === ANY_SOURCE ? 'any source' : `rank ${core.source}`;
+    return `MPI recv from ${from} tag ${core.tag === ANY_TAG ? 'any' : core.tag} (context ${core.context})`;
+  }
+  return 'an MPI request';
 }
 
 function requireRequests(requests: unknown): readonly Request[] {

@@ -47,6 +47,10 @@ export class InProcessRankRuntime implements Runtime {
     return this.#call(() => this.#inner.barrier());
   }
 
+  declareWait<T>(what: string, promise: Promise<T>): Promise<T> {
+    return this.#inner.declareWait?.(what, promise) ?? promise;
+  }
+
   /** As under PMI: a code outside 0–255 is refused before anything happens. */
   async abort(code: number, message: string): Promise<never> {
     if (!Number.isSafeInteger(code) || code < 0 || code > 255) {
