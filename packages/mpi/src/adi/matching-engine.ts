@@ -138,6 +138,26 @@ export class MatchingEngine<R, M> {
     return true;
   }
 
+  /** Remove every posted receive `which` selects, oldest first (a peer was lost: not a hot path). */
+  removePosted(which: (receive: R) => boolean): R[] {
+    const removed: ListNode<R>[] = [];
+    for (const [context, q] of [...this.#contexts]) {
+      const bins = [q.postedAny, ...q.postedByPair.values(), ...q.postedAnySource.values(), ...q.postedAnyTag.values()];
+      const doomed: ListNode<R>[] = [];
+      for (const bin of bins) for (let n = bin.head; n !== null; n = n.links[1]) if (which(n.value!)) doomed.push(n);
+      for (const n of doomed) {
+        removed.push(n);
+        const value = n.value;
+        this.#removePosted(context, q, n);
+        n.value = value;
+      }
+    }
+    removed.sort((a, b) => a.seq - b.seq);
+    const receives = removed.map((n) => n.value!);
+    for (const n of removed) n.value = undefined;
+    return receives;
+  }
+
   dropContext(context: number): { receives: R[]; messages: M[] } {
     const q = this.#contexts.get(context);
     const receives: R[] = [];

@@ -51,7 +51,7 @@ export class PointToPoint implements DeviceHost {
 
   /** `peer` is the world rank of `source` (undefined for ANY_SOURCE), to fail at once if it is lost. */
   irecv(context: number, source: number, tag: number, data: BufferSpan, peer: number | undefined): RecvRequest {
-    const request = new RecvRequest(context, source, tag, data);
+    const request = new RecvRequest(context, source, tag, data, peer);
     this.#clock.charge(MATCH_NS);
     const result = this.engine.post(context, source, tag, request);
     if (result.message !== undefined) {
@@ -115,7 +115,12 @@ export class PointToPoint implements DeviceHost {
     return true;
   }
 
+  /** A peer was lost: receives naming it fail now, and later operations with it fail at once. */
   peerFailed(peer: number, error: MpiError): void {
     this.#lost.set(peer, error);
+    for (const request of this.engine.removePosted((r) => r.peer === peer)) {
+      request.handle = undefined;
+      request.fail(error);
+    }
   }
 }

@@ -47,6 +47,8 @@ export class RecvRequest extends RequestCore {
     readonly source: number,
     readonly tag: number,
     readonly data: BufferSpan,
+    /** World rank of `source`; undefined for ANY_SOURCE. */
+    readonly peer: number | undefined = undefined,
   ) {
     super();
   }
