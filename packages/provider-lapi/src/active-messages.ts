@@ -34,7 +34,16 @@ interface Op {
   readonly srcGen: number;
   readonly dstGen: number;
   readonly counters: AmCounters | undefined;
+  /** Fences waiting for this operation. */
+  fences: (() => void)[] | undefined;
 }
+
+/** The operations of `rmw`. */
+const RMW_OPS = ['swap', 'compare-and-swap', 'fetch-and-add', 'fetch-and-or'] as const;
+type RmwOp = (typeof RMW_OPS)[number];
+/** Bytes of an rmw request on the wire (op, operands, target) and of its reply (the old value). */
+const RMW_REQUEST_BYTES = 32;
+const RMW_REPLY_BYTES = 8;
 
 function live(op: Op): boolean {
   return op.src.gen === op.srcGen && op.dst.gen === op.dstGen;
@@ -51,6 +60,8 @@ function live(op: Op): boolean {
 export class LapiActiveMessages implements ActiveMessages {
   private readonly handlers = new Map<number, AmHeaderHandler>();
   private readonly targetCounters = new Map<number, LapiAmCounter>();
+  /** Operations issued here whose completion at the target the origin has not yet learned (for fence). */
+  private readonly inflight = new Set<Op>();
 
   constructor(
     private readonly fabric: LapiFabric,
@@ -86,20 +97,21 @@ export class LapiActiveMessages implements ActiveMessages {
     const wire = length + header.length;
     const fabric = this.fabric;
     fabric.kernel.schedule(this.charge(), () => {
-      if (!live(op)) return;
+      if (!live(op)) return this.settle(op);
       const arrival = fabric.send(src.node, op.dst.node, wire, fabric.kernel.now);
       this.originReusable(op);
       fabric.kernel.schedule(arrival, () => {
-        if (!live(op)) return;
+        if (!live(op)) return this.settle(op);
         const am = op.dst.ia.am;
         const placed = am.place(op.dst, handler, header, bytes, src.node);
-        if (placed === undefined) return;
+        // Dropped at the target: the origin learns it as it would an ack (no counter moves).
+        if (placed === undefined) return this.settleAfterReply(op);
         const at = fabric.receive(op.dst.node, wire, fabric.kernel.now) + completionCost(fabric, placed);
         fabric.kernel.schedule(at, () => {
-          if (!live(op)) return;
+          if (!live(op)) return this.settle(op);
           if (placed.completion !== undefined) am.runCompletion(op.dst, placed.completion, header, src.node);
           am.targetArrived(op);
-          ack(fabric, op);
+          this.ack(op);
         });
       });
     });
@@ -115,19 +127,19 @@ export class LapiActiveMessages implements ActiveMessages {
     const op = this.start(src, counters);
     const fabric = this.fabric;
     fabric.kernel.schedule(this.charge(), () => {
-      if (!live(op)) return;
+      if (!live(op)) return this.settle(op);
       const arrival = fabric.send(src.node, op.dst.node, length, fabric.kernel.now);
       this.originReusable(op);
       fabric.kernel.schedule(arrival, () => {
-        if (!live(op)) return;
+        if (!live(op)) return this.settle(op);
         const dst = op.dst;
         const grant = dst.ia.rmrTable.check(remote.rmrContext, dst.pz, remote.targetOffset, length, MemAccess.REMOTE_WRITE);
-        if (typeof grant === 'string') return nak(fabric, op, grant, `put of ${length} bytes refused by ${dst.ia.address}'s window`);
+        if (typeof grant === 'string') return this.nak(op, grant, `put of ${length} bytes refused by ${dst.ia.address}'s window`);
         grant.bytes.set(bytes, grant.start);
         fabric.kernel.schedule(fabric.receive(dst.node, length, fabric.kernel.now), () => {
-          if (!live(op)) return;
+          if (!live(op)) return this.settle(op);
           dst.ia.am.targetArrived(op);
-          ack(fabric, op);
+          this.ack(op);
         });
       });
     });
@@ -141,13 +153,13 @@ export class LapiActiveMessages implements ActiveMessages {
     const op = this.start(src, counters);
     const fabric = this.fabric;
     fabric.kernel.schedule(this.charge(), () => {
-      if (!live(op)) return;
+      if (!live(op)) return this.settle(op);
       fabric.kernel.schedule(fabric.send(src.node, op.dst.node, 0, fabric.kernel.now), () => {
-        if (!live(op)) return;
+        if (!live(op)) return this.settle(op);
         const dst = op.dst;
         const handled = fabric.receive(dst.node, 0, fabric.kernel.now);
         const grant = dst.ia.rmrTable.check(remote.rmrContext, dst.pz, remote.targetOffset, length, MemAccess.REMOTE_READ);
-        if (typeof grant === 'string') return nak(fabric, op, grant, `get of ${length} bytes refused by ${dst.ia.address}'s window`, handled);
+        if (typeof grant === 'string') return this.nak(op, grant, `get of ${length} bytes refused by ${dst.ia.address}'s window`, handled);
         // The target's HAL copies the memory out now; the origin sees the bytes when they arrive.
         const bytes = grant.bytes.slice(grant.start, grant.start + length);
         const replied = fabric.send(dst.node, src.node, length, handled);
@@ -155,9 +167,10 @@ export class LapiActiveMessages implements ActiveMessages {
           if (live(op)) dst.ia.am.targetArrived(op);
         });
         fabric.kernel.schedule(replied, () => {
-          if (!live(op)) return;
+          if (!live(op)) return this.settle(op);
           new IovWriter(into).write(bytes);
           fabric.kernel.schedule(fabric.receive(src.node, length, fabric.kernel.now), () => {
+            this.settle(op);
             if (!live(op)) return;
             (op.counters?.origin as LapiAmCounter | undefined)?.increment();
             (op.counters?.completion as LapiAmCounter | undefined)?.increment();
@@ -167,12 +180,73 @@ export class LapiActiveMessages implements ActiveMessages {
     });
   }
 
-  rmw(): Promise<bigint> {
-    throw new DatError(DatStatus.NOT_IMPLEMENTED, 'active-messages rmw (LAPI_Rmw) is not implemented by the lapi provider', { argument: 'rmw' });
+  /**
+   * LAPI_Rmw: an atomic read-modify-write of a 4- or 8-byte word (little endian, signed, as
+   * `remote.length` says) in the target's window, which must allow remote read and write. Resolves
+   * with the word's previous value; a refused window rejects with the target's status.
+   */
+  rmw(target: Endpoint, op: RmwOp, remote: RmrTriplet, operand: bigint, compare?: bigint): Promise<bigint> {
+    const src = this.connected(target);
+    if (!RMW_OPS.includes(op)) throw new DatError(DatStatus.INVALID_PARAMETER, `op must be one of ${RMW_OPS.join(', ')}, got ${describeValue(op)}`, { argument: 'op' });
+    requireRemote(remote);
+    if (remote.length !== 4 && remote.length !== 8) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `remote.length must be 4 or 8 (the word rmw works on), got ${describeValue(remote.length)}`, { argument: 'remote.length' });
+    }
+    if (typeof operand !== 'bigint') throw new DatError(DatStatus.INVALID_PARAMETER, `operand must be a bigint, got ${describeValue(operand)}`, { argument: 'operand' });
+    if (op === 'compare-and-swap' ? typeof compare !== 'bigint' : compare !== undefined) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `compare must be a bigint for compare-and-swap and absent otherwise, got ${describeValue(compare)}`, { argument: 'compare' });
+    }
+    const o = this.start(src, undefined);
+    const fabric = this.fabric;
+    return new Promise<bigint>((resolve, reject) => {
+      const broken = () => {
+        this.settle(o);
+        reject(new DatError(DatStatus.CONNECTION_BROKEN, `rmw ${op} to ${o.dst.ia.address}: the connection was lost`));
+      };
+      fabric.kernel.schedule(this.charge(), () => {
+        if (!live(o)) return broken();
+        fabric.kernel.schedule(fabric.send(src.node, o.dst.node, RMW_REQUEST_BYTES, fabric.kernel.now), () => {
+          if (!live(o)) return broken();
+          const dst = o.dst;
+          const handled = fabric.receive(dst.node, RMW_REQUEST_BYTES, fabric.kernel.now) + fabric.params.rmwNs;
+          const grant = dst.ia.rmrTable.check(remote.rmrContext, dst.pz, remote.targetOffset, remote.length, MemAccess.REMOTE_READ | MemAccess.REMOTE_WRITE);
+          if (typeof grant === 'string') {
+            const message = `rmw ${op} on ${remote.length} bytes refused by ${dst.ia.address}'s window`;
+            return fabric.kernel.schedule(fabric.send(dst.node, src.node, 0, handled), () => {
+              this.settle(o);
+              reject(new DatError(grant, message));
+            });
+          }
+          // Applied when the target's dispatcher handles it: nothing else touches the word between read and write.
+          const old = applyRmw(grant.bytes, grant.start, remote.length, op, operand, compare);
+          fabric.kernel.schedule(fabric.send(dst.node, src.node, RMW_REPLY_BYTES, handled), () => {
+            if (o.src.gen !== o.srcGen) return broken();
+            fabric.kernel.schedule(fabric.receive(src.node, RMW_REPLY_BYTES, fabric.kernel.now), () => {
+              this.settle(o);
+              resolve(old);
+            });
+          });
+        });
+      });
+    });
   }
 
-  fence(): Promise<void> {
-    throw new DatError(DatStatus.NOT_IMPLEMENTED, 'active-messages fence (LAPI_Fence) is not implemented by the lapi provider', { argument: 'fence' });
+  /**
+   * LAPI_Fence: resolves when every operation issued from this IA to `target` (or to anyone) before
+   * the call has completed at its target and the origin has heard so (its ack, reply or refusal).
+   */
+  fence(target?: Endpoint): Promise<void> {
+    const dst = target === undefined ? undefined : this.connected(target);
+    const pending = [...this.inflight].filter((op) => dst === undefined || op.src === dst);
+    this.owner.clock.charge(this.fabric.params.lapiCallNs);
+    if (pending.length === 0) return Promise.resolve();
+    let left = pending.length;
+    return new Promise<void>((resolve) => {
+      const one = () => {
+        if (--left === 0) resolve();
+      };
+      for (const op of pending) (op.fences ??= []).push(one);
+    });
   }
 
   // ---- the target side (called on the target IA's extension) ---------------------------------
@@ -241,7 +315,45 @@ export class LapiActiveMessages implements ActiveMessages {
 
   private start(src: LapiEndpoint, counters: AmCounters | undefined): Op {
     const dst = src.peer!;
-    return { src, dst, srcGen: src.gen, dstGen: dst.gen, counters };
+    const op: Op = { src, dst, srcGen: src.gen, dstGen: dst.gen, counters, fences: undefined };
+    this.inflight.add(op);
+    return op;
+  }
+
+  /** The origin knows `op` is over (completed, refused, or its connection gone): release its fences. */
+  private settle(op: Op): void {
+    if (!this.inflight.delete(op)) return;
+    const fences = op.fences;
+    op.fences = undefined;
+    if (fences !== undefined) for (const release of fences) release();
+  }
+
+  /** Settle `op` when a reply from its target would reach the origin. */
+  private settleAfterReply(op: Op): void {
+    const kernel = this.fabric.kernel;
+    kernel.schedule(this.fabric.send(op.dst.node, op.src.node, 0, kernel.now), () => this.settle(op));
+  }
+
+  /** LAPI's internal acknowledgement: the completion counter at the origin once it is in. */
+  private ack(op: Op): void {
+    const fabric = this.fabric;
+    const kernel = fabric.kernel;
+    kernel.schedule(fabric.send(op.dst.node, op.src.node, 0, kernel.now), () => {
+      if (op.src.gen !== op.srcGen) return this.settle(op);
+      kernel.schedule(fabric.receive(op.src.node, 0, kernel.now), () => {
+        this.settle(op);
+        if (op.src.gen === op.srcGen) (op.counters?.completion as LapiAmCounter | undefined)?.increment();
+      });
+    });
+  }
+
+  /** A refusal at the target travels back like an ack and is raised at the origin; no counter moves. */
+  private nak(op: Op, status: DatStatus, message: string, atNs = this.fabric.kernel.now): void {
+    const kernel = this.fabric.kernel;
+    kernel.schedule(this.fabric.send(op.dst.node, op.src.node, 0, atNs), () => {
+      this.settle(op);
+      if (op.src.gen === op.srcGen) op.src.asyncError(status, message);
+    });
   }
 
   /** The LAPI call's CPU cost, charged to the caller; returns when it is done. */
@@ -264,25 +376,6 @@ function completionCost(fabric: LapiFabric, placed: AmPlacement): number {
   if (placed.completion === undefined) return 0;
   const p = fabric.params;
   return p.completionInContextNs + (placed.inContext === true ? 0 : p.completionThreadSwitchNs);
-}
-
-/** LAPI's internal acknowledgement: the completion counter at the origin once it is in. */
-function ack(fabric: LapiFabric, op: Op): void {
-  const kernel = fabric.kernel;
-  kernel.schedule(fabric.send(op.dst.node, op.src.node, 0, kernel.now), () => {
-    if (op.src.gen !== op.srcGen) return;
-    kernel.schedule(fabric.receive(op.src.node, 0, kernel.now), () => {
-      if (op.src.gen === op.srcGen) (op.counters?.completion as LapiAmCounter | undefined)?.increment();
-    });
-  });
-}
-
-/** A refusal at the target travels back like an ack and is raised at the origin; no counter moves. */
-function nak(fabric: LapiFabric, op: Op, status: DatStatus, message: string, atNs = fabric.kernel.now): void {
-  const kernel = fabric.kernel;
-  kernel.schedule(fabric.send(op.dst.node, op.src.node, 0, atNs), () => {
-    if (op.src.gen === op.srcGen) op.src.asyncError(status, message);
-  });
 }
 
 function requireId(id: unknown, argument: string): asserts id is number {
@@ -308,4 +401,28 @@ function checkCounters(counters: unknown): void {
     }
   }
   if (c.target !== undefined) requireId(c.target, 'counters.target');
+}
+
+/** Read, modify and write the word; returns its previous value. */
+function applyRmw(bytes: Uint8Array, start: number, width: number, op: RmwOp, operand: bigint, compare: bigint | undefined): bigint {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + start, width);
+  const old = width === 8 ? view.getBigInt64(0, true) : BigInt(view.getInt32(0, true));
+  let next: bigint;
+  switch (op) {
+    case 'swap':
+      next = operand;
+      break;
+    case 'compare-and-swap':
+      next = old === compare ? operand : old;
+      break;
+    case 'fetch-and-add':
+      next = old + operand;
+      break;
+    case 'fetch-and-or':
+      next = old | operand;
+      break;
+  }
+  if (width === 8) view.setBigInt64(0, BigInt.asIntN(64, next), true);
+  else view.setInt32(0, Number(BigInt.asIntN(32, next)), true);
+  return old;
 }

@@ -47,6 +47,12 @@ export const LAPI_MODEL = {
    * its cost is not given. Not from the seeds: dispatcher + handler that matches a posted receive, ≈ 1 µs.
    */
   headerHandlerNs: 1_000,
+  /**
+   * 000 §3 (LAPI_Rmw: an atomic read-modify-write of a word at the target, executed by the target's
+   * dispatcher). Not from the seeds: the dispatcher's cost to decode the request and apply it to one
+   * word of memory, ≈ 0.5 µs on a node of that era (less than a header handler, which also matches).
+   */
+  rmwNs: 500,
   /** 000:388 predefined in-context completion handlers avoid the thread switch. Not from the seeds: their cost, ≈ 0.3 µs. */
   completionInContextNs: 300,
   /**

@@ -25,6 +25,7 @@ export const LAPI_PARAMETERS: readonly ParameterSpec[] = [
   ns('dmaLatencyNs', 'start-up latency of an adapter DMA, ns (not from the seeds)'),
   ns('halPacketNs', 'HAL per-packet cost, ns (not from the seeds)'),
   ns('lapiCallNs', 'CPU cost of a LAPI call, charged to the posting rank, ns (not from the seeds)'),
+  ns('rmwNs', 'target dispatcher cost of applying an rmw to one word, ns (seed 000 §3 LAPI_Rmw; figure not from the seeds)'),
   ns('headerHandlerNs', 'header handler cost at the target, ns (seed 000:80; figure not from the seeds)'),
   ns('completionInContextNs', 'predefined in-context completion handler cost, ns (seed 000:388; figure not from the seeds)'),
   ns('completionThreadSwitchNs', 'thread switch before a threaded completion handler, ns (seed 000:379; figure not from the seeds)'),
