@@ -1,6 +1,6 @@
 import { DatError, DatStatus, type HwCollectives, type HwGroup, type Lmr, type SimClock } from '@dapl/core';
 import type { CombufFabric } from './fabric.js';
-import { rectangularNodes } from './hw-group.js';
+import { hardwareNodes } from './hw-group.js';
 import type { BroadcastArgs, HwCollectiveKind } from './hw-rendezvous.js';
 
 /** Who calls: one node's IA. */
@@ -17,7 +17,7 @@ export interface HwCaller {
 
 /**
  * The `hw-collectives` extension of one combuf IA: the SR8000 hardware barrier and broadcast
- * (seed 001 §3.2–3.3) on rectangular node sets of the crossbar grid. Groups are node numbers
+ * (seed 001 §3.2–3.3) on rectangular or hypercube node sets of the crossbar grid. Groups are node numbers
  * (= ranks when each rank's IA is node `rank`). The members meet in the fabric (hw-rendezvous.ts).
  */
 export class CombufHwCollectives implements HwCollectives {
@@ -27,7 +27,7 @@ export class CombufHwCollectives implements HwCollectives {
   ) {}
 
   usable(group: HwGroup): boolean {
-    return rectangularNodes(this.fabric.crossbar, this.fabric.params.maxNodes, group) !== undefined;
+    return hardwareNodes(this.fabric.crossbar, this.fabric.params.maxNodes, group) !== undefined;
   }
 
   async barrier(group: HwGroup): Promise<void> {
@@ -51,17 +51,17 @@ export class CombufHwCollectives implements HwCollectives {
     return this.wait('broadcast', nodes, { root, segment, offset, length });
   }
 
-  /** The group's nodes, sorted: this node must be one, and the set a rectangle of the grid. */
+  /** The group's nodes, sorted: this node must be one, and the set a rectangle or a hypercube of the grid. */
   private checkGroup(group: HwGroup): number[] {
     if (this.caller.closed) throw new DatError(DatStatus.INVALID_STATE, `the IA ${this.caller.address} is closed`, { argument: 'ia' });
     if (!Array.isArray(group) || !group.includes(this.caller.node)) {
       throw new DatError(DatStatus.INVALID_PARAMETER, `group must be an array of nodes that includes this IA's node ${this.caller.node}`, { argument: 'group' });
     }
-    const nodes = rectangularNodes(this.fabric.crossbar, this.fabric.params.maxNodes, group);
+    const nodes = hardwareNodes(this.fabric.crossbar, this.fabric.params.maxNodes, group);
     if (nodes === undefined) {
       throw new DatError(
         DatStatus.MODEL_NOT_SUPPORTED,
-        `group must be distinct nodes below ${this.fabric.params.maxNodes} forming a rectangle of the ${this.fabric.crossbar.x}-wide crossbar grid (seed 001:197, 213), got [${group.slice(0, 32).map(String).join(',')}]`,
+        `group must be distinct nodes below ${this.fabric.params.maxNodes} forming a rectangle or a hypercube of the ${this.fabric.crossbar.x}-wide crossbar grid (seed 001:197, 213), got [${group.slice(0, 32).map(String).join(',')}]`,
         { argument: 'group' },
       );
     }

@@ -82,6 +82,40 @@ describe('combuf hw-collectives', () => {
     });
   });
 
+  it('usable(): binary hypercubes anywhere on the grid (1- and 2-cubes of non-adjacent nodes) are usable; other non-rectangles are not', async () => {
+    // crossbarWidth 4 and 8 ranks: nodes 0 1 2 3 / 4 5 6 7.
+    await runRanks(8, { crossbarWidth: 4 }, 8, async ({ rank, hw }) => {
+      if (rank !== 0) return;
+      const sets: Record<string, number[]> = { pairApart: [0, 3], square: [0, 2, 4, 6], corners: [0, 3, 4, 7], column: [1, 5], threeApart: [0, 1, 3], notProduct: [0, 2, 5], diagonal: [0, 5], rectangle: [1, 2, 3, 5, 6, 7] };
+      const usable = Object.fromEntries(Object.entries(sets).map(([k, v]) => [k, hw.usable(v)]));
+      expect(usable).toEqual({ pairApart: true, square: true, corners: true, column: true, threeApart: false, notProduct: false, diagonal: false, rectangle: true });
+    });
+  });
+
+  it('barrier and broadcast on a hypercube that is not a rectangle ([0, 2, 4, 6] of a 4-wide grid): right data, one finish time, barrier at the last arrival + 8 µs', async () => {
+    const cube = [0, 2, 4, 6];
+    const barrierLeft: number[] = [];
+    const bcastDone: number[] = [];
+    const got: Uint8Array[] = [];
+    await runRanks(8, { crossbarWidth: 4 }, 256, async ({ rank, clock, hw, buf, lmr }) => {
+      if (!cube.includes(rank)) return;
+      clock.charge(1_000 * (rank + 1)); // the last member (6) arrives at 7 µs
+      await hw.barrier(cube);
+      barrierLeft[rank] = clock.nowNs;
+      if (rank === 4) buf.fill(44, 16, 80);
+      await hw.broadcast(cube, 4, lmr, 16, 64);
+      bcastDone[rank] = clock.nowNs;
+      got[rank] = buf.slice(0, 96);
+    });
+    for (const r of cube) {
+      expect(barrierLeft[r]).toBe(15_000);
+      expect(bcastDone[r]).toBe(bcastDone[0]);
+      expect([...got[r].subarray(16, 80)].every((b) => b === 44), `rank ${r}`).toBe(true);
+      expect([...got[r].subarray(0, 16), ...got[r].subarray(80)].every((b) => b === 0), `rank ${r} outside`).toBe(true);
+    }
+    expect(bcastDone[0]).toBeGreaterThan(15_000);
+  });
+
   it('barrier: every member leaves at the last arrival + 8 µs (001:303)', async () => {
     const left: number[] = [];
     await runRanks(4, GRID_2X2, 8, async ({ rank, clock, hw }) => {
@@ -131,7 +165,7 @@ describe('combuf hw-collectives', () => {
     }
   });
 
-  it('refuses a non-rectangular group (MODEL_NOT_SUPPORTED) and a group without the caller (INVALID_PARAMETER)', async () => {
+  it('refuses a group that is neither a rectangle nor a hypercube (MODEL_NOT_SUPPORTED) and a group without the caller (INVALID_PARAMETER)', async () => {
     const errors: DatError[] = [];
     await runRanks(4, GRID_2X2, 64, async ({ rank, hw, lmr }) => {
       if (rank !== 0) return;
