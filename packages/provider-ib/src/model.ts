@@ -49,10 +49,25 @@ export const IB_MODEL = {
   /** Not from the seeds: HCA processing of a message after its last byte is in (checks, address translation). */
   hcaRecvOverheadNs: 250,
   /**
-   * Not from the seeds: round trip of a PCI-X DMA read issued by the HCA (a read is a split
-   * transaction); typical 0.5–1 µs for PCI-X hosts of that era.
+   * Not from the seeds: round trip of a PCI-X DMA read issued by the HCA. A PCI-X read is a split
+   * transaction: the request crosses the bus, the host bridge reads memory and returns a split
+   * completion; with host-bridge memory latency of that generation (E7501 / ServerWorks GC-class
+   * chipsets, ≈ 0.8–1.2 µs) this is ≈ 1 µs, and every request pays it at least once: the HCA reads
+   * each work request (WQE) from host memory after the doorbell.
    */
-  pciReadLatencyNs: 600,
+  pciReadLatencyNs: 1_000,
+  /**
+   * Not from the seeds: the doorbell — an uncached PIO write from the CPU through the host bridge to
+   * the HCA's UAR page over PCI-X — reaching the HCA, ≈ 0.3 µs (a posted write crossing the bridge).
+   */
+  doorbellNs: 300,
+  /**
+   * Not from the seeds: bytes of a work request the HCA fetches by DMA after the doorbell (a send or
+   * RDMA WQE with one gather entry, ≈ 64 bytes; inline data travels inside it). MT23108 has no
+   * doorbell-with-payload path (BlueFlame came with later HCAs), so every post costs this read, and
+   * every send also costs the receiver the read of its receive WQE.
+   */
+  wqeBytes: 64,
   /** Not from the seeds: latency of a posted PCI-X DMA write into host memory, completion entry included. */
   pciWriteLatencyNs: 150,
   /**

@@ -21,6 +21,8 @@ export const IB_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'hcaSendOverheadNs', type: 'number', default: M.hcaSendOverheadNs, min: 0, max: HUGE, help: 'HCA per-message cost before sending, ns (not from the seeds)' },
   { name: 'hcaRecvOverheadNs', type: 'number', default: M.hcaRecvOverheadNs, min: 0, max: HUGE, help: 'HCA per-message cost after receiving, ns (not from the seeds)' },
   { name: 'pciReadLatencyNs', type: 'number', default: M.pciReadLatencyNs, min: 0, max: HUGE, help: 'round trip of a PCI-X DMA read, ns (not from the seeds)' },
+  { name: 'doorbellNs', type: 'number', default: M.doorbellNs, min: 0, max: HUGE, help: 'PIO doorbell write reaching the HCA, ns (not from the seeds)' },
+  { name: 'wqeBytes', type: 'integer', default: M.wqeBytes, min: 0, max: 4096, help: 'bytes of a work request the HCA reads by DMA after the doorbell (inline data rides in it) (not from the seeds)' },
   { name: 'pciWriteLatencyNs', type: 'number', default: M.pciWriteLatencyNs, min: 0, max: HUGE, help: 'latency of a PCI-X DMA write incl. the completion entry, ns (not from the seeds)' },
   { name: 'rnrTimerNs', type: 'number', default: M.rnrTimerNs, min: 1, max: HUGE, help: 'RNR NAK timer: wait before a send that found no receive is retried, ns (not from the seeds: IBA code 12)' },
   { name: 'rnrRetries', type: 'integer', default: M.rnrRetries, min: 0, max: 7, help: 'RNR retries before RECEIVER_NOT_READY breaks the connection; 7 = retry for ever (IBA)' },

@@ -161,21 +161,23 @@ function issue(f: Flight): void {
   if (!f.path.isCurrent(f)) return;
   const fabric = f.src.fabric;
   const kernel = fabric.kernel;
-  const now = kernel.now;
+  const p = fabric.params;
   const req = f.req;
+  // The doorbell reaches the HCA, which then reads the work request (and inline data in it) by DMA.
+  const inline = req.op !== 'rdma-read' && req.length <= p.inlineBytes;
+  const fetched = fabric.dmaRead(f.src.node, p.wqeBytes + (inline ? req.length : 0), kernel.now + p.doorbellNs).doneAt;
   if (req.op === 'rdma-read') {
-    const t = fabric.network.transfer(f.src.node, f.dst.node, 0, now);
+    const t = fabric.network.transfer(f.src.node, f.dst.node, 0, fetched);
     kernel.schedule(t.arrivesAt, readRequestArrives, f);
     return;
   }
-  const start = payloadReady(fabric, f.src.node, req.length, now);
+  const start = inline ? fetched : payloadReady(fabric, f.src.node, req.length, fetched);
   const t = fabric.network.transfer(f.src.node, f.dst.node, req.length, start);
   kernel.schedule(t.arrivesAt, arrives, f);
 }
 
-/** When the payload can start onto the wire: at once if inline, else streamed from a DMA read. */
+/** When a payload that is not inline can start onto the wire: streamed from a DMA read. */
 function payloadReady(fabric: IbFabric, node: number, bytes: number, now: number): number {
-  if (bytes <= fabric.params.inlineBytes) return now;
   const dma = fabric.dmaRead(node, bytes, now);
   // The wire must not overtake the bus: the last byte leaves no earlier than it was read.
   return Math.max(dma.firstAt, dma.doneAt - fabric.network.serializationNs(bytes));
@@ -199,7 +201,14 @@ function arrives(f: Flight): void {
       return nak(f, { status: DtoStatus.REMOTE_RESPONDER, reason: DatStatus.LENGTH_ERROR });
     }
     copyIov(req.iov, recv.iov, req.length);
-    fabric.kernel.schedule(fabric.dmaWrite(dst.node, req.length, now), targetDone, { f, recv, recvStatus: DtoStatus.SUCCESS });
+    // The HCA reads the receive WQE (where the data goes) when the first packet is in, before it can
+    // write; for a long message that read hides behind the rest of the packets. (A 64-byte read: it
+    // is not booked on the bus, whose bookings must stay in time order.)
+    const p = fabric.params;
+    const net = fabric.network;
+    const firstPacketIn = now - net.serializationNs(req.length) + net.serializationNs(Math.min(req.length, p.mtuBytes));
+    const placed = Math.max(now, firstPacketIn + p.pciReadLatencyNs + p.wqeBytes / p.pciBytesPerNs);
+    fabric.kernel.schedule(fabric.dmaWrite(dst.node, req.length, placed), targetDone, { f, recv, recvStatus: DtoStatus.SUCCESS });
     return;
   }
   const remote = req.remote!;
@@ -241,15 +250,10 @@ function readRequestArrives(f: Flight): void {
   if (typeof grant === 'string') return nak(f, { status: DtoStatus.REMOTE_ACCESS, reason: grant });
   // The responder's HCA reads the memory now; the initiator sees the bytes when they arrive.
   const bytes = grant.bytes.slice(grant.start, grant.start + req.length);
-  const start = req.length === 0 ? now : payloadReadyDma(fabric, f.dst.node, req.length, now);
+  // A read response always comes by DMA from the responder's memory (no inline on that side).
+  const start = req.length === 0 ? now : payloadReady(fabric, f.dst.node, req.length, now);
   const t = fabric.network.transfer(f.dst.node, f.src.node, req.length, start);
   fabric.kernel.schedule(t.arrivesAt, readResponseArrives, { f, bytes });
-}
-
-/** A read response always comes by DMA from the responder's memory (no inline on that side). */
-function payloadReadyDma(fabric: IbFabric, node: number, bytes: number, now: number): number {
-  const dma = fabric.dmaRead(node, bytes, now);
-  return Math.max(dma.firstAt, dma.doneAt - fabric.network.serializationNs(bytes));
 }
 
 function readResponseArrives(x: ReadResponse): void {

@@ -25,6 +25,12 @@ const DEFAULT_COPY_BYTES_PER_NS = 10;
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** Ranks whose clocks, waits and holds may be used before `run()` says how many there are. */
 const MAX_RANKS = 1 << 24;
+/**
+ * Driver hops queued together. Node drains the microtask queues between the immediates of one check
+ * phase, so each hop of a batch still starts only when JS work has settled, and one event-loop
+ * iteration (with its poll system call) advances up to this many time steps instead of one.
+ */
+const HOP_BATCH = 16;
 /** Cancelled handles are kept until their event comes up; past this many, stale ones are pruned. */
 const CANCELLED_PRUNE_THRESHOLD = 64;
 
@@ -61,7 +67,9 @@ export class SimKernel implements VirtualTimeSource {
   private signal: AbortSignal | undefined;
   private settleRun: { resolve(result: SimRunResult): void; reject(error: unknown): void } | undefined;
   /** Queues a driver hop in the async context of `run()`'s caller, whoever calls it (a rank releasing a hold, aborting). */
-  private hopFromOutside: () => void = () => queueDriverHop(this.step);
+  private hopFromOutside: () => void = () => this.queueHop();
+  /** Driver hops queued and not yet run. */
+  private hopsQueued = 0;
   /** The driver waits for held ranks (no hop queued). */
   private parked = false;
   private holdTimer: ReturnType<typeof setTimeout> | undefined;
@@ -261,7 +269,7 @@ export class SimKernel implements VirtualTimeSource {
     this.ranks.begin(this.size);
     this.phase = 'running';
     this.wallStart = performance.now();
-    this.hopFromOutside = AsyncResource.bind(() => queueDriverHop(this.step));
+    this.hopFromOutside = AsyncResource.bind(() => this.queueHop());
     return new Promise<SimRunResult>((resolve, reject) => {
       this.settleRun = { resolve, reject };
       this.signal = options.signal;
@@ -276,13 +284,14 @@ export class SimKernel implements VirtualTimeSource {
           (error: unknown) => this.rankEnded(r, { error }),
         );
       }
-      queueDriverHop(this.step);
+      this.queueHopBatch();
     });
   }
 
   /** One driver round, run from `setImmediate`: JS work has settled unless other immediates are queued. */
   private readonly step = (): void => {
     driverHopStarted();
+    this.hopsQueued--;
     this.settleRounds++;
     if (this.phase !== 'running') return;
     if (this.endRequest !== undefined) return this.end(this.endRequest);
@@ -306,8 +315,19 @@ export class SimKernel implements VirtualTimeSource {
     } catch (error) {
       return this.fail(new DatError(DatStatus.INTERNAL_ERROR, `an event's action threw at ${t} ns of virtual time: ${errorText(error)}`, { cause: error }));
     }
-    queueDriverHop(this.step);
+    if (this.hopsQueued === 0) this.queueHopBatch();
   };
+
+  /** One hop: after every immediate queued so far (foreign work runs first). */
+  private queueHop(): void {
+    this.hopsQueued++;
+    queueDriverHop(this.step);
+  }
+
+  /** A batch of hops for the next event-loop iteration (see HOP_BATCH). */
+  private queueHopBatch(): void {
+    for (let i = 0; i < HOP_BATCH; i++) this.queueHop();
+  }
 
   /** Time of the earliest event not cancelled (dropping cancelled ones on the way); Infinity when none. */
   private nextEventTime(): number {
@@ -331,7 +351,9 @@ export class SimKernel implements VirtualTimeSource {
         ),
       );
     }
-    queueDriverHop(this.step);
+    // Hops still queued in this batch run before the foreign immediates: the last of them queues the
+    // one that runs after them.
+    if (this.hopsQueued === 0) this.queueHop();
   }
 
   /** Held ranks keep time still: wait (no hop queued) until the last hold ends or the hold timeout expires. */
