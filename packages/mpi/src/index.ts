@@ -26,3 +26,5 @@ export { BSEND_OVERHEAD } from './api/attached-buffer.js';
 export { MPI_PARAMETERS, type MpiParameters } from './api/mpi-parameters.js';
 export type { BufferOptions } from './api/buffer-span.js';
 export { Datatype } from './datatype/index.js';
+export { Op, type UserFunction, type ElementArray } from './coll/op.js';
+export { IN_PLACE, type InPlace } from './coll/in-place.js';

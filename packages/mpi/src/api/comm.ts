@@ -1,6 +1,6 @@
 import { RecvRequest as RecvRequestCore, SendMode, type RecvRequest } from '../adi/requests.js';
 import type { BufferSpan } from '../adi/transfer.js';
-import { Datatype, bufferBytes, packRange } from '../datatype/index.js';
+import { Datatype, packRange } from '../datatype/index.js';
 import { bufferSpan, type BufferOptions } from './buffer-span.js';
 import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
@@ -10,6 +10,10 @@ import type { MpiState } from './mpi-state.js';
 import { Request } from './request.js';
 import { Status } from './status.js';
 import { RequestCore } from '../adi/request-core.js';
+import { CollChannel } from '../coll/channel.js';
+import { Collectives, type SendBuffer } from '../coll/collectives.js';
+import type { InPlace } from '../coll/in-place.js';
+import type { Op } from '../coll/op.js';
 
 export interface SendOptions extends BufferOptions {
   /** Default 'standard'. */
@@ -30,9 +34,6 @@ const MODES: Readonly<Record<string, SendMode>> = {
   buffered: SendMode.BUFFERED,
 };
 
-/** Tags of the library's own traffic on a communicator's collective context. */
-const ALLGATHER_TAG = 1;
-
 /**
  * A communicator (MPI_Comm): a group and a context, so that its traffic never matches another
  * communicator's. Blocking calls return promises; non-blocking ones return a `Request` at once.
@@ -44,6 +45,7 @@ export class Comm {
   readonly #context: number;
   readonly #name: string;
   #freed = false;
+  #coll: Collectives | undefined;
 
   /** @internal Communicators come from `mpi.world`, `mpi.self`, `dup`, `split` and `create`. */
   constructor(state: MpiState, group: Group, context: number, name: string) {
@@ -222,6 +224,113 @@ export class Comm {
     return this.#state.p2p.probe(this.#context, from, t, from === ANY_SOURCE ? undefined : this.#group.worldRanks[from]);
   }
 
+  // ---- collectives (coll/: algorithms chosen by size; hardware barrier and bcast when usable) -
+
+  /** Wait until every member has called (MPI_Barrier). */
+  barrier(): Promise<void> {
+    return this.#collective('barrier', (c) => c.barrier());
+  }
+
+  /** `root`'s buffer to every member (MPI_Bcast). */
+  bcast(buf: ArrayBufferView, root: number, options?: BufferOptions): Promise<void> {
+    return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf` into `recvbuf` at `root` (MPI_Reduce); IN_PLACE at the root. */
+  reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options?: BufferOptions): Promise<void> {
+    return this.#collective(`reduce to ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf` into every `recvbuf` (MPI_Allreduce); IN_PLACE allowed. */
+  allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Each member's `count` elements into `recvbuf` at `root`, in rank order (MPI_Gather); IN_PLACE at the root. */
+  gather(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, root: number, options?: BufferOptions): Promise<void> {
+    return this.#collective(`gather to ${root}`, (c) => c.gather(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** As gather with per-rank counts and displacements (in elements) at the root (MPI_Gatherv). */
+  gatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, recvCounts: readonly number[] | null, displs: readonly number[] | null, root: number, options?: BufferOptions): Promise<void> {
+    return this.#collective(`gatherv to ${root}`, (c) => c.gatherv(sendbuf, recvbuf, recvCounts, displs, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Block r of `root`'s `sendbuf` to rank r (MPI_Scatter); IN_PLACE as the root's recvbuf. */
+  scatter(sendbuf: ArrayBufferView | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: BufferOptions): Promise<void> {
+    return this.#collective(`scatter from ${root}`, (c) => c.scatter(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** As scatter with per-rank counts and displacements at the root (MPI_Scatterv). */
+  scatterv(sendbuf: ArrayBufferView | null, sendCounts: readonly number[] | null, displs: readonly number[] | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: BufferOptions): Promise<void> {
+    return this.#collective(`scatterv from ${root}`, (c) => c.scatterv(sendbuf, sendCounts, displs, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Every member's block to every member, in rank order (MPI_Allgather); IN_PLACE allowed. */
+  allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
+    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** As allgather with per-rank counts and displacements (MPI_Allgatherv). */
+  allgatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options?: BufferOptions): Promise<void> {
+    return this.#collective('allgatherv', (c) => c.allgatherv(sendbuf, recvbuf, recvCounts, displs ?? (null as never), requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall). */
+  alltoall(sendbuf: ArrayBufferView, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
+    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv). */
+  alltoallv(
+    sendbuf: ArrayBufferView,
+    sendCounts: readonly number[],
+    sdispls: readonly number[] | null,
+    recvbuf: ArrayBufferView,
+    recvCounts: readonly number[],
+    rdispls: readonly number[] | null,
+    options?: BufferOptions,
+  ): Promise<void> {
+    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls as number[], recvbuf, recvCounts, rdispls as number[], requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf`, block r (the size of `recvbuf`) left at rank r (MPI_Reduce_scatter_block). */
+  reduceScatterBlock(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.#collective('reduceScatterBlock', (c) => c.reduceScatterBlock(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf`, `recvCounts[r]` elements left at rank r (MPI_Reduce_scatter). */
+  reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options?: BufferOptions): Promise<void> {
+    return this.#collective('reduceScatter', (c) => c.reduceScatter(sendbuf, recvbuf, recvCounts, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Rank r gets `op` over ranks 0..r (MPI_Scan); IN_PLACE allowed. */
+  scan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.#collective('scan', (c) => c.scan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Rank r gets `op` over ranks 0..r−1; rank 0's recvbuf is left as it was (MPI_Exscan). */
+  exscan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.#collective('exscan', (c) => c.exscan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Run a collective: checks first (a bad call rejects on every rank alike), and its wait named for deadlock reports. */
+  async #collective(what: string, body: (c: Collectives) => Promise<void>): Promise<void> {
+    this.#check();
+    const run = body(this.#collectives());
+    const runtime = this.#state.job.runtime;
+    await (runtime.declareWait === undefined ? run : runtime.declareWait(`MPI ${what} on ${this.#name}`, run));
+  }
+
+  #collectives(): Collectives {
+    if (this.#coll === undefined) {
+      const members = this.#group.worldRanks;
+      const channel = new CollChannel(this.#state.p2p, this.#context + 1, members, this.rank, this.#state.job.runtime.clock);
+      this.#coll = new Collectives({ state: this.#state, channel, name: this.#name, members });
+    }
+    return this.#coll;
+  }
+
   // ---- communicators ------------------------------------------------------------------------
 
   /** A new communicator with the same group and a new context (MPI_Comm_dup). Collective. */
@@ -283,27 +392,12 @@ export class Comm {
     return context;
   }
 
-  /**
-   * Allgather of a few integers per rank on the collective context (a ring: size − 1 steps). Used
-   * to agree on new communicators; the collectives proper are in `coll/`.
-   */
+  /** Allgather of a few integers per rank (the library's own exchange for communicator creation). */
   async #exchange(values: readonly number[]): Promise<number[][]> {
     const n = this.size;
     const width = values.length;
     const all = new Int32Array(n * width);
-    all.set(values, this.rank * width);
-    const right = (this.rank + 1) % n;
-    const left = (this.rank + n - 1) % n;
-    const context = this.#context + 1;
-    for (let step = 0; step < n - 1; step++) {
-      const sendBlock = (this.rank - step + n) % n;
-      const recvBlock = (this.rank - step - 1 + n) % n;
-      const out = all.subarray(sendBlock * width, (sendBlock + 1) * width);
-      const into = all.subarray(recvBlock * width, (recvBlock + 1) * width);
-      const receive = this.#startRecv(bytesSpan(bufferBytes(into)), left, ALLGATHER_TAG, context);
-      const send = this.#startSend(bytesSpan(bufferBytes(out).slice()), right, ALLGATHER_TAG, SendMode.STANDARD, context);
-      await Promise.all([receive.wait(), send.wait()]);
-    }
+    await this.#collectives().allgather(Int32Array.from(values), all);
     const columns: number[][] = [];
     for (let c = 0; c < width; c++) {
       const column: number[] = [];

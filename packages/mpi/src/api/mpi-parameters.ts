@@ -24,6 +24,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'rendezvous', type: 'enum', values: ['auto', 'read', 'write'], default: 'auto', help: 'rendezvous by RDMA read (receiver pulls) or RDMA write (sender pushes after CTS); auto: read when the provider has it' },
   { name: 'registrationCache', type: 'integer', default: 64, min: 1, max: 65_536, help: 'user buffers (whole ArrayBuffers) kept registered for rendezvous, least recently used freed first' },
   { name: 'protocolInfo', type: 'boolean', default: false, help: 'rank 0 prints which protocol serves which message sizes at init' },
+  {
+    name: 'collectives',
+    type: 'enum',
+    values: ['auto', 'hardware', 'software'],
+    default: 'auto',
+    help: "barrier and bcast on the provider's hw-collectives when usable for the communicator (auto), always (hardware: an error where unusable), or never (software)",
+  },
+  { name: 'hwSegment', type: 'integer', default: 1 << 20, min: 4096, max: 1 << 30, help: 'bytes of the registered buffer hardware broadcasts go through (larger messages go in pieces)' },
 ];
 
 export interface MpiParameters {
@@ -35,4 +43,6 @@ export interface MpiParameters {
   readonly rendezvous: 'auto' | 'read' | 'write';
   readonly registrationCache: number;
   readonly protocolInfo: boolean;
+  readonly collectives: 'auto' | 'hardware' | 'software';
+  readonly hwSegment: number;
 }

@@ -1,4 +1,6 @@
-import type { DaplJob } from '@dapl/core';
+import type { DaplJob, Lmr } from '@dapl/core';
+import type { CollCounters } from '../coll/collectives.js';
+import type { MpiParameters } from './mpi-parameters.js';
 import type { PointToPoint } from '../adi/point-to-point.js';
 import type { Device } from '../device/device.js';
 import type { AttachedBuffer } from './attached-buffer.js';
@@ -18,11 +20,15 @@ export class MpiState {
   finalized = false;
   world: Comm | undefined = undefined;
   self: Comm | undefined = undefined;
+  readonly collCounters: CollCounters = { hwBarriers: 0, swBarriers: 0, hwBcasts: 0, swBcasts: 0 };
+  /** The registered buffer hardware broadcasts go through (made on first use). */
+  hwSegment: Lmr | undefined = undefined;
 
   constructor(
     readonly job: DaplJob,
     readonly p2p: PointToPoint,
     readonly device: Device,
+    readonly parameters: MpiParameters,
   ) {}
 
   get worldRank(): number {

@@ -94,7 +94,7 @@ export class Mpi {
       await job.finish().catch(() => undefined);
       throw error;
     }
-    const mpi = new Mpi(new MpiState(job, p2p, device), parameters);
+    const mpi = new Mpi(new MpiState(job, p2p, device, parameters), parameters);
     if (parameters.protocolInfo && job.rank === 0) process.stdout.write(`${device.protocolInfo().join('\n')}\n`);
     return mpi;
   }
@@ -155,7 +155,7 @@ export class Mpi {
 
   /** The device's counters (unexpected bytes held, eager and rendezvous sends, credit stalls …). */
   counters(): Readonly<Record<string, number>> {
-    return this.#state.device.counters();
+    return { ...this.#state.device.counters(), ...this.#state.collCounters };
   }
 
   /** Leave the job (MPI_Finalize): waits for this rank's sends, then for every rank. Collective. */

@@ -1,0 +1,172 @@
+import type { Datatype } from '../../datatype/index.js';
+import type { CollChannel } from '../channel.js';
+import { waitAll } from '../channel.js';
+import type { Op } from '../op.js';
+import { CollTag } from './tree.js';
+
+/** Where each rank's block is in a buffer: byte offset and length per rank. */
+export interface BlockLayout {
+  offset(rank: number): number;
+  length(rank: number): number;
+}
+
+export function uniformLayout(blockBytes: number): BlockLayout {
+  return { offset: (r) => r * blockBytes, length: () => blockBytes };
+}
+
+/**
+ * Binomial-tree gather (MPICH): each rank collects its subtree's blocks (contiguous in ranks
+ * relative to the root) and passes them up once. Cost ⌈log₂ p⌉ · α + (p−1)/p · nβ at the root.
+ * `all` (root only) receives block r of rank r at r · blockBytes; `mine` is this rank's block.
+ */
+export async function binomialGather(ch: CollChannel, mine: Uint8Array, all: Uint8Array | undefined, root: number, blockBytes: number): Promise<void> {
+  const { rank, size } = ch;
+  const relative = (rank - root + size) % size;
+  let subtree = 1;
+  while (subtree < size && (relative & subtree) === 0) subtree <<= 1;
+  const held = Math.min(subtree, size - relative);
+  const tmp = new Uint8Array(held * blockBytes);
+  tmp.set(mine);
+  for (let mask = 1; mask < size; mask <<= 1) {
+    if ((relative & mask) !== 0) {
+      await ch.send(tmp.subarray(0, Math.min(mask, size - relative) * blockBytes), (rank - mask + size) % size, CollTag.GATHER);
+      return;
+    }
+    const child = relative + mask;
+    if (child >= size) continue;
+    const n = Math.min(mask, size - child);
+    await ch.recv(tmp.subarray(mask * blockBytes, (mask + n) * blockBytes), (child + root) % size, CollTag.GATHER);
+  }
+  // The root: tmp holds blocks in relative order.
+  for (let r = 0; r < size; r++) all!.set(tmp.subarray(r * blockBytes, (r + 1) * blockBytes), ((r + root) % size) * blockBytes);
+  ch.clock.chargeCopy(tmp.length);
+}
+
+/**
+ * Binomial-tree scatter (MPICH), the reverse of `binomialGather`: each rank receives its subtree's
+ * blocks once and passes the children's on. Cost ⌈log₂ p⌉ · α + (p−1)/p · nβ at the root.
+ */
+export async function binomialScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, blockBytes: number): Promise<void> {
+  const { rank, size } = ch;
+  const relative = (rank - root + size) % size;
+  let mask = 1;
+  let tmp: Uint8Array;
+  if (relative === 0) {
+    tmp = new Uint8Array(size * blockBytes);
+    for (let r = 0; r < size; r++) tmp.set(all!.subarray(((r + root) % size) * blockBytes, ((r + root) % size + 1) * blockBytes), r * blockBytes);
+    ch.clock.chargeCopy(tmp.length);
+    while (mask < size) mask <<= 1;
+  } else {
+    while ((relative & mask) === 0) mask <<= 1;
+    tmp = new Uint8Array(Math.min(mask, size - relative) * blockBytes);
+    await ch.recv(tmp, (rank - mask + size) % size, CollTag.SCATTER);
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1) {
+    const child = relative + mask;
+    if (child >= size) continue;
+    const n = Math.min(mask, size - child);
+    await ch.send(tmp.subarray(mask * blockBytes, (mask + n) * blockBytes), (child + root) % size, CollTag.SCATTER);
+  }
+  mine.set(tmp.subarray(0, blockBytes));
+}
+
+/** Linear gather of blocks of any size (gatherv): the root posts every receive at once. Cost (p − 1) · α + nβ at the root. */
+export async function linearGather(ch: CollChannel, mine: Uint8Array, all: Uint8Array | undefined, root: number, layout: BlockLayout | undefined): Promise<void> {
+  const { rank, size } = ch;
+  if (rank !== root) return ch.send(mine, root, CollTag.GATHER);
+  const requests = [];
+  for (let r = 0; r < size; r++) {
+    const at = all!.subarray(layout!.offset(r), layout!.offset(r) + layout!.length(r));
+    if (r === rank) ch.copy(mine, at);
+    else requests.push(ch.irecv(at, r, CollTag.GATHER));
+  }
+  await waitAll(requests);
+}
+
+/** Linear scatter of blocks of any size (scatterv). Cost (p − 1) · α + nβ at the root. */
+export async function linearScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, layout: BlockLayout | undefined): Promise<void> {
+  const { rank, size } = ch;
+  if (rank !== root) return ch.recv(mine, root, CollTag.SCATTER);
+  const requests = [];
+  for (let r = 0; r < size; r++) {
+    const at = all!.subarray(layout!.offset(r), layout!.offset(r) + layout!.length(r));
+    if (r === rank) ch.copy(at, mine);
+    else requests.push(ch.isend(at, r, CollTag.SCATTER));
+  }
+  await waitAll(requests);
+}
+
+/**
+ * Recursive-doubling allgather (power-of-two p): at step 2^k ranks exchange everything they hold
+ * with the rank 2^k away, doubling it. Cost log₂ p · α + (p−1)/p · nβ: for short messages.
+ * `all` holds this rank's block in place on entry.
+ */
+export async function recursiveDoublingAllgather(ch: CollChannel, all: Uint8Array, blockBytes: number): Promise<void> {
+  const { rank, size } = ch;
+  for (let mask = 1; mask < size; mask <<= 1) {
+    const partner = rank ^ mask;
+    const mineAt = (rank & ~(mask - 1)) * blockBytes;
+    const theirsAt = (partner & ~(mask - 1)) * blockBytes;
+    await ch.sendrecv(all.subarray(mineAt, mineAt + mask * blockBytes), partner, all.subarray(theirsAt, theirsAt + mask * blockBytes), partner, CollTag.ALLGATHER);
+  }
+}
+
+/** Ring allgather of blocks laid out by `layout` (allgather for long messages, allgatherv): p − 1 steps, cost (p−1) · α + (p−1)/p · nβ. */
+export async function ringAllgather(ch: CollChannel, all: Uint8Array, layout: BlockLayout): Promise<void> {
+  const { rank, size } = ch;
+  const right = (rank + 1) % size;
+  const left = (rank - 1 + size) % size;
+  const block = (r: number) => all.subarray(layout.offset(r), layout.offset(r) + layout.length(r));
+  for (let step = 0; step < size - 1; step++) {
+    await ch.sendrecv(block((rank - step + size) % size), right, block((rank - step - 1 + size) % size), left, CollTag.ALLGATHER);
+  }
+}
+
+/**
+ * Pairwise-exchange alltoall(v) (MPICH for long messages): in step i rank r sends to r + i and
+ * receives from r − i, so every step is a perfect matching and no rank is swamped. Cost
+ * (p − 1) · (α + n/p · β).
+ */
+export async function pairwiseAlltoall(ch: CollChannel, send: Uint8Array, sendLayout: BlockLayout, recv: Uint8Array, recvLayout: BlockLayout): Promise<void> {
+  const { rank, size } = ch;
+  const sendBlock = (r: number) => send.subarray(sendLayout.offset(r), sendLayout.offset(r) + sendLayout.length(r));
+  const recvBlock = (r: number) => recv.subarray(recvLayout.offset(r), recvLayout.offset(r) + recvLayout.length(r));
+  ch.copy(sendBlock(rank), recvBlock(rank));
+  for (let i = 1; i < size; i++) {
+    const dst = (rank + i) % size;
+    const src = (rank - i + size) % size;
+    await ch.sendrecv(sendBlock(dst), dst, recvBlock(src), src, CollTag.ALLTOALL);
+  }
+}
+
+/**
+ * Recursive-doubling scan (MPICH): `partial` is the reduction of a growing block of ranks around
+ * this one; what comes from lower ranks is put in front, so any associative op works. Inclusive:
+ * `result` starts as this rank's data; exclusive: `result` is filled from the lower ranks only and
+ * `hasResult` says whether any came. Cost ⌈log₂ p⌉ · (α + nβ + 2nγ).
+ */
+export async function recursiveDoublingScan(ch: CollChannel, partial: Uint8Array, result: Uint8Array, count: number, datatype: Datatype, op: Op, exclusive: boolean): Promise<boolean> {
+  const { rank, size } = ch;
+  const tmp = new Uint8Array(partial.length);
+  let hasResult = !exclusive;
+  for (let mask = 1; mask < size; mask <<= 1) {
+    const dst = rank ^ mask;
+    if (dst >= size) continue;
+    await ch.sendrecv(partial, dst, tmp, dst, CollTag.SCAN);
+    if (rank > dst) {
+      // tmp covers lower ranks: it goes in front.
+      op.apply(tmp, partial, count, datatype);
+      if (hasResult) op.apply(tmp, result, count, datatype);
+      else {
+        result.set(tmp);
+        hasResult = true;
+      }
+    } else if (op.commute) op.apply(tmp, partial, count, datatype);
+    else {
+      op.apply(partial, tmp, count, datatype);
+      partial.set(tmp);
+    }
+    ch.clock.chargeCopy(2 * partial.length);
+  }
+  return hasResult;
+}
