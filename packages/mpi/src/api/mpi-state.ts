@@ -23,6 +23,8 @@ export class MpiState {
   readonly collCounters: CollCounters = { hwBarriers: 0, swBarriers: 0, hwBcasts: 0, swBcasts: 0 };
   /** The registered buffer hardware broadcasts go through (made on first use). */
   hwSegment: Lmr | undefined = undefined;
+  /** Settles when this rank's last hardware collective has (they go one at a time). */
+  hwTail: Promise<void> = Promise.resolve();
 
   constructor(
     readonly job: DaplJob,

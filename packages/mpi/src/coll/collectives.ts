@@ -71,7 +71,7 @@ export class Collectives {
     const counters = this.m.state.collCounters;
     if (hw !== undefined) {
       counters.hwBarriers++;
-      return hw.barrier(this.m.members);
+      return this.#oneAtATime(() => hw.barrier(this.m.members));
     }
     counters.swBarriers++;
     return disseminationBarrier(this.ch);
@@ -85,7 +85,7 @@ export class Collectives {
     const counters = this.m.state.collCounters;
     let done = 0;
     if (hw !== undefined) {
-      done = await this.#hwBcast(hw, data, r);
+      done = await this.#oneAtATime(() => this.#hwBcast(hw, data, r));
       if (done === data.length) counters.hwBcasts++;
     }
     if (done < data.length) {
@@ -121,6 +121,21 @@ export class Collectives {
       if (data.length === 0) break;
     }
     return done;
+  }
+
+  /**
+   * The hardware holds one barrier or broadcast per node at a time: this rank's hardware
+   * collectives, on whatever communicator, go in call order, one after the other. Every rank calls
+   * them in the same order (MPI's rule for collectives), so the ranks meet in the same rounds.
+   */
+  #oneAtATime<T>(run: () => Promise<T>): Promise<T> {
+    const state = this.m.state;
+    const result = state.hwTail.then(run);
+    state.hwTail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
   #segment(): Lmr {
