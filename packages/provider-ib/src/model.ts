@@ -34,9 +34,18 @@ export const IB_MODEL = {
    * + VCRC 2 = 26 bytes (the RETH of an RDMA request's first packet is not counted).
    */
   packetHeaderBytes: 26,
-  /** Not from the seeds: cable and SerDes latency of a link, typical few-metre copper 4X cable. */
+  /**
+   * Not from the seeds: one link's latency outside the chips — a few metres of 4X copper cable at
+   * ≈ 5 ns/m plus the SerDes, 8b/10b decoding and lane de-skew at each end; ≈ 0.1 µs (reasoned, no
+   * published per-stage figure found).
+   */
   linkLatencyNs: 100,
-  /** Not from the seeds: port-to-port latency of an InfiniScale (MT2400-class) switch, vendor figure ≈ 200 ns. */
+  /**
+   * Not from the seeds: port-to-port latency of one switch chip. Mellanox's InfiniScale III (MT47396,
+   * 24 4X ports; presumably the chip of the seed's 24-port MT2400 and of its MTS14400, 004:113/115)
+   * was announced with "latency under 200 ns" (Electronic Design, "Switch-Chip Fuels Third-Generation
+   * InfiniBand", 10 Nov 2003).
+   */
   switchHopNs: 200,
   /**
    * Not from the seeds: host CPU cost of posting a work request through VAPI (build the WQE, ring the
@@ -44,31 +53,46 @@ export const IB_MODEL = {
    * posting rank's clock.
    */
   postOverheadNs: 400,
-  /** Not from the seeds: HCA processing of a message before its first byte goes out (WQE fetch, scheduling). */
+  /**
+   * Not from the seeds: HCA processing of a message before its first byte goes out, once its WQE is in
+   * (QP context from the HCA's own DDR memory, which MT23108 cards carry, packet header build,
+   * scheduling). No published figure found; reasoned as a few hundred cycles of the HCA's pipeline.
+   */
   hcaSendOverheadNs: 250,
-  /** Not from the seeds: HCA processing of a message after its last byte is in (checks, address translation). */
+  /**
+   * Not from the seeds: HCA processing of a message after its last byte is in (QP context, PSN and
+   * key checks, address translation through its memory translation table); reasoned as for sending.
+   */
   hcaRecvOverheadNs: 250,
   /**
    * Not from the seeds: round trip of a PCI-X DMA read issued by the HCA. A PCI-X read is a split
    * transaction: the request crosses the bus, the host bridge reads memory and returns a split
-   * completion; with host-bridge memory latency of that generation (E7501 / ServerWorks GC-class
-   * chipsets, ≈ 0.8–1.2 µs) this is ≈ 1 µs, and every request pays it at least once: the HCA reads
-   * each work request (WQE) from host memory after the doorbell.
+   * completion. On the dual-Xeon PCI-X 133 nodes of 004:113 (E7501-class) the PCI-X segment hangs off
+   * a P64H2 bridge on Hub Interface 2.0 (Tom's Hardware's Xeon platform review), so a read crosses
+   * two bridges to the DDR behind the memory controller and back: ≈ 0.7–1 µs for that generation;
+   * 1 µs is taken. The HCA pays it for each work request (WQE) it reads after the doorbell, for each
+   * payload not inline, and for each receive WQE a message consumes.
    */
   pciReadLatencyNs: 1_000,
   /**
-   * Not from the seeds: the doorbell — an uncached PIO write from the CPU through the host bridge to
-   * the HCA's UAR page over PCI-X — reaching the HCA, ≈ 0.3 µs (a posted write crossing the bridge).
+   * Not from the seeds: the doorbell — an uncached 64-bit PIO write from the CPU to the HCA's UAR page
+   * (libmthca's Tavor post-send path: one mthca_write64 to MTHCA_SEND_DOORBELL) — reaching the HCA. A
+   * posted write needs no round trip but crosses the same two bridges as a read's request leg: ≈ 0.3 µs.
    */
   doorbellNs: 300,
   /**
-   * Not from the seeds: bytes of a work request the HCA fetches by DMA after the doorbell (a send or
-   * RDMA WQE with one gather entry, ≈ 64 bytes; inline data travels inside it). MT23108 has no
-   * doorbell-with-payload path (BlueFlame came with later HCAs), so every post costs this read, and
-   * every send also costs the receiver the read of its receive WQE.
+   * Not from the seeds: bytes of a work request the HCA fetches by DMA after the doorbell. The Linux
+   * mthca / libmthca drivers lay out Tavor (MT23108) WQEs in strides starting at 64 bytes (wqe_shift
+   * starts at 6): a next segment, a remote-address segment and one 16-byte gather entry fit; inline
+   * data travels inside the WQE. MT23108 has no doorbell-with-payload path (BlueFlame came with later
+   * HCAs), so every post costs this read; every send and every RDMA write with immediate also costs
+   * the responder the read of the receive WQE it consumes.
    */
   wqeBytes: 64,
-  /** Not from the seeds: latency of a posted PCI-X DMA write into host memory, completion entry included. */
+  /**
+   * Not from the seeds: latency of a posted PCI-X DMA write into host memory until the CPU can see it,
+   * completion entry included (posted: no return leg, unlike a read); ≈ 0.15 µs (reasoned).
+   */
   pciWriteLatencyNs: 150,
   /**
    * Not from the seeds: the IB minimum RNR NAK timer. IBA encoding 12 = 0.64 ms, the value MVAPICH-era

@@ -201,13 +201,8 @@ function arrives(f: Flight): void {
       return nak(f, { status: DtoStatus.REMOTE_RESPONDER, reason: DatStatus.LENGTH_ERROR });
     }
     copyIov(req.iov, recv.iov, req.length);
-    // The HCA reads the receive WQE (where the data goes) when the first packet is in, before it can
-    // write; for a long message that read hides behind the rest of the packets. (A 64-byte read: it
-    // is not booked on the bus, whose bookings must stay in time order.)
-    const p = fabric.params;
-    const net = fabric.network;
-    const firstPacketIn = now - net.serializationNs(req.length) + net.serializationNs(Math.min(req.length, p.mtuBytes));
-    const placed = Math.max(now, firstPacketIn + p.pciReadLatencyNs + p.wqeBytes / p.pciBytesPerNs);
+    // The receive WQE says where the data goes: the HCA writes it only once that WQE is in.
+    const placed = receiveWqeIn(fabric, req.length, now);
     fabric.kernel.schedule(fabric.dmaWrite(dst.node, req.length, placed), targetDone, { f, recv, recvStatus: DtoStatus.SUCCESS });
     return;
   }
@@ -215,7 +210,26 @@ function arrives(f: Flight): void {
   const grant = dst.ia.rmrTable.check(remote.rmrContext, dst.pz, remote.targetOffset, req.length, MemAccess.REMOTE_WRITE);
   if (typeof grant === 'string') return nak(f, { status: DtoStatus.REMOTE_ACCESS, reason: grant });
   gatherInto(req.iov, grant.bytes, grant.start);
-  fabric.kernel.schedule(fabric.dmaWrite(dst.node, req.length, now), targetDone, { f, recv: undefined, recvStatus: DtoStatus.SUCCESS });
+  let done = fabric.dmaWrite(dst.node, req.length, now);
+  // An RDMA write with immediate consumes a receive WQE at the responder (IBA; libmthca reports it as
+  // a receive completion, IBV_WC_RECV_RDMA_WITH_IMM): the data goes where the RETH says at once, but
+  // the completion carrying the immediate waits for that WQE. (DAT's write with immediate consumes no
+  // receive of the consumer's (DESIGN): the provider keeps receives of its own for it.)
+  if (req.op === 'rdma-write-immediate') done = Math.max(done, receiveWqeIn(fabric, req.length, now) + fabric.params.pciWriteLatencyNs);
+  fabric.kernel.schedule(done, targetDone, { f, recv: undefined, recvStatus: DtoStatus.SUCCESS });
+}
+
+/**
+ * When the responder's HCA has the receive WQE a message consumes, for a message whose last packet
+ * arrived at `arrivedAt`: it reads the WQE by DMA once the first packet is in, so for a long message
+ * the read hides behind the rest of the packets. (A 64-byte read: it is not booked on the bus, whose
+ * bookings must stay in time order.)
+ */
+function receiveWqeIn(fabric: IbFabric, bytes: number, arrivedAt: number): number {
+  const p = fabric.params;
+  const net = fabric.network;
+  const firstPacketIn = arrivedAt - net.serializationNs(bytes) + net.serializationNs(Math.min(bytes, p.mtuBytes));
+  return Math.max(arrivedAt, firstPacketIn + p.pciReadLatencyNs + p.wqeBytes / p.pciBytesPerNs);
 }
 
 function targetDone(x: TargetDone): void {

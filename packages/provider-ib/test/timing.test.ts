@@ -5,6 +5,9 @@ import { next, runPair, type SimSide } from './sim-pair.js';
 
 const M = IB_MODEL;
 
+/** The target HCA's DMA read of the receive WQE a write with immediate consumes. */
+const receiveWqeReadNs = M.pciReadLatencyNs + M.wqeBytes / M.pciBytesPerNs;
+
 /** One-way time of an RDMA write with immediate of `bytes` on an idle fabric, from the model's figures. */
 function expectedOneWay(bytes: number): number {
   const packets = Math.max(1, Math.ceil(bytes / M.mtuBytes));
@@ -14,7 +17,9 @@ function expectedOneWay(bytes: number): number {
   // Doorbell, then the HCA reads the WQE (with the data when inline) by DMA.
   const wqeFetch = M.doorbellNs + M.pciReadLatencyNs + (M.wqeBytes + (inline ? bytes : 0)) / M.pciBytesPerNs;
   const dmaRead = inline ? 0 : M.pciReadLatencyNs + firstChunk;
-  return M.postOverheadNs + wqeFetch + dmaRead + M.hcaSendOverheadNs + wire + M.linkLatencyNs + M.switchHopNs + M.hcaRecvOverheadNs + firstChunk + M.pciWriteLatencyNs;
+  // The target writes the data at once, but the completion with the immediate waits for the receive WQE it consumes.
+  const targetSide = Math.max(firstChunk, receiveWqeReadNs);
+  return M.postOverheadNs + wqeFetch + dmaRead + M.hcaSendOverheadNs + wire + M.linkLatencyNs + M.switchHopNs + M.hcaRecvOverheadNs + targetSide + M.pciWriteLatencyNs;
 }
 
 async function expectImmediate(side: SimSide, immediate: number): Promise<number> {
@@ -72,6 +77,28 @@ async function oneWay(bytes: number): Promise<{ ns: number; arrived: Uint8Array;
   return { ns, arrived, sent };
 }
 
+/** Rank 0's post → request completion of one 8-byte RDMA write, with or without immediate, virtual ns. */
+async function writeCompletion(withImmediate: boolean): Promise<number> {
+  let ns = 0;
+  let written!: () => void;
+  const writerDone = new Promise<void>((resolve) => (written = resolve));
+  const result = await runPair({}, 8, async (side) => {
+    if (side.rank === 0) {
+      const posted = side.clock.nowNs;
+      side.ep.postRdmaWrite([{ lmr: side.lmr, offset: 0, length: 8 }], 'w', side.remote, withImmediate ? { immediate: 1 } : {});
+      const done = await next(side.request);
+      expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
+      ns = side.clock.nowNs - posted;
+      written();
+    } else {
+      if (withImmediate) await expectImmediate(side, 1);
+      await side.kernel.blockedOn(1, 'the writer', writerDone); // the target stays connected until the write is acknowledged
+    }
+  });
+  expect(result.outcome).toBe('completed');
+  return ns;
+}
+
 describe('ib virtual timing', () => {
   it("an 8-byte RDMA-write-with-immediate ping-pong's half round trip is the model's one-way time", async () => {
     const trips = await pingPong(10);
@@ -84,10 +111,18 @@ describe('ib virtual timing', () => {
     const dma = await oneWay(M.inlineBytes + 1);
     expect(inline.ns).toBeCloseTo(expectedOneWay(M.inlineBytes), 6);
     expect(dma.ns).toBeCloseTo(expectedOneWay(M.inlineBytes + 1), 6);
-    // Over the threshold the data leaves the WQE (inlineBytes fewer bytes in its read) for a read of its own.
-    const extraByte = 1 / M.linkBytesPerNs + 1 / M.pciBytesPerNs;
+    // Over the threshold the data leaves the WQE (inlineBytes fewer bytes in its read) for a read of its
+    // own. The target's write of the extra byte hides behind its receive-WQE read.
+    expect((M.inlineBytes + 1) / M.pciBytesPerNs).toBeLessThan(receiveWqeReadNs);
+    const extraByte = 1 / M.linkBytesPerNs;
     expect(dma.ns - inline.ns).toBeCloseTo(M.pciReadLatencyNs + (M.inlineBytes + 1) / M.pciBytesPerNs - M.inlineBytes / M.pciBytesPerNs + extraByte, 6);
     expect(Array.from(dma.arrived)).toEqual(Array.from(dma.sent));
+  });
+
+  it('only a write with immediate waits at the target for a receive WQE (its data is written at once)', async () => {
+    const plain = await writeCompletion(false);
+    const immediate = await writeCompletion(true);
+    expect(immediate - plain).toBeCloseTo(receiveWqeReadNs - 8 / M.pciBytesPerNs, 6);
   });
 
   it('a 1 MiB write moves at nearly the slower of the 4X link (after headers) and PCI-X', async () => {
