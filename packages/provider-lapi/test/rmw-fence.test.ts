@@ -1,6 +1,7 @@
 // LAPI_Rmw and LAPI_Fence on the active-messages extension: values, atomicity, rights, and time.
 import { describe, expect, it } from 'vitest';
 import { DatError, DatStatus, MemAccess, type ActiveMessages, type RmrTriplet } from '@dapl/core';
+import { LAPI_MODEL } from '../src/index.js';
 import { runPair, type SimSide } from './sim-pair.js';
 
 function am(side: SimSide): ActiveMessages {
@@ -176,6 +177,6 @@ describe('lapi active-messages: fence', () => {
     expect(landed).toEqual([false, true]);
     expect(times.fenced).toBeGreaterThan(times.start);
     // An empty fence costs only the call.
-    expect(times.empty - times.fenced).toBe(1_500);
+    expect(times.empty - times.fenced).toBe(LAPI_MODEL.lapiCallNs);
   });
 });
