@@ -1,0 +1,40 @@
+// The MPI examples run as written: pi.mjs and heat.mjs on several providers, heat's checksum equal
+// to that of a one-rank run whatever the process grid.
+import { describe, expect, it } from 'vitest';
+import { daplRun, sortedLines } from './support/dapl-run.js';
+
+describe('examples/pi.mjs', () => {
+  it.each([
+    ['tcp', ['-n', '1', '--in-process']],
+    ['tcp', ['-n', '4']],
+    ['lapi', ['-n', '8', '--provider', 'lapi']],
+  ])('on %s (%j): pi to within the midpoint rule', async (_p, launch) => {
+    const ran = await daplRun([...launch, 'examples/pi.mjs', '200000']);
+    expect(ran.code).toBe(0);
+    const m = /^pi is approximately (3\.\d+), error ([0-9.e-]+) \(200000 intervals, (\d+) ranks on (\w+)\)$/m.exec(ran.stdout);
+    expect(m, ran.stdout + ran.stderr).not.toBeNull();
+    expect(Math.abs(Number(m![1]) - Math.PI)).toBeLessThan(1e-10);
+  });
+});
+
+describe('examples/heat.mjs', () => {
+  it('prints the same checksum on 1, 4 (2×2) and 6 (2×3) ranks over tcp, and 6 on combuf', async () => {
+    const runs = await Promise.all([
+      daplRun(['-n', '1', '--in-process', 'examples/heat.mjs', '40', '60']),
+      daplRun(['-n', '4', 'examples/heat.mjs', '40', '60']),
+      daplRun(['-n', '6', '--in-process', 'examples/heat.mjs', '40', '60']),
+      daplRun(['-n', '6', '--provider', 'combuf', 'examples/heat.mjs', '40', '60']),
+    ]);
+    const grids: string[] = [];
+    const checksums = runs.map((ran) => {
+      expect(ran.code, ran.stderr).toBe(0);
+      const lines = sortedLines(ran.stdout);
+      expect(lines).toHaveLength(2);
+      grids.push(lines.find((l) => / ranks as a /.test(l)) ?? '');
+      return lines.find((l) => l.includes('checksum'));
+    });
+    expect(checksums[0]).toMatch(/^heat: 40x40 plate, 60 steps: checksum [0-9.]+, centre [0-9.e-]+$/);
+    expect(new Set(checksums).size).toBe(1);
+    expect(grids.map((g) => / (\d+) ranks as a (\dx\d) grid on (\w+)/.exec(g)!.slice(1).join(' '))).toEqual(['1 1x1 tcp', '4 2x2 tcp', '6 2x3 tcp', '6 2x3 combuf']);
+  });
+});

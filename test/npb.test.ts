@@ -1,0 +1,39 @@
+// NAS Parallel Benchmarks IS and EP (examples/npb) on every provider: classes S and W on 1, 2, 4 and 8
+// ranks must print NPB's result block with `Verification = SUCCESSFUL` (official verification values).
+import { describe, expect, it } from 'vitest';
+import { daplRun } from './support/dapl-run.js';
+
+const LAUNCH: [string, string[]][] = [
+  ['tcp (ranks in one process)', ['--in-process', '--provider', 'tcp']],
+  ['ib', ['--provider', 'ib']],
+  ['lapi', ['--provider', 'lapi']],
+  ['combuf', ['--provider', 'combuf']],
+];
+
+async function verified(args: string[], name: string, cls: string, ranks: number): Promise<void> {
+  const ran = await daplRun(args, {}, 240_000);
+  expect(ran.stderr, ran.stderr).toBe('');
+  expect(ran.code).toBe(0);
+  expect(ran.stdout).toContain(` ${name} Benchmark Completed.`);
+  expect(ran.stdout).toMatch(new RegExp(`^ Class += +${cls}$`, 'm'));
+  expect(ran.stdout).toMatch(new RegExp(` Total processes = +${ranks}\\n`));
+  expect(ran.stdout).toMatch(/^ Verification += +SUCCESSFUL$/m);
+}
+
+describe.each(LAUNCH)('NPB on %s', (_name, launch) => {
+  it.each([1, 2, 4, 8])('IS classes S and W verify on %i ranks', async (n) => {
+    await verified(['-n', String(n), ...launch, 'examples/npb/is.mjs', 'S'], 'IS', 'S', n);
+    await verified(['-n', String(n), ...launch, 'examples/npb/is.mjs', 'W'], 'IS', 'W', n);
+  });
+
+  it.each([1, 2, 4, 8])('EP classes S and W verify on %i ranks', async (n) => {
+    await verified(['-n', String(n), ...launch, 'examples/npb/ep.mjs', 'S'], 'EP', 'S', n);
+    await verified(['-n', String(n), ...launch, 'examples/npb/ep.mjs', 'W'], 'EP', 'W', n);
+  });
+});
+
+describe('NPB over tcp with one process per rank', () => {
+  it('IS class S on 4 processes and EP class S on 2', async () => {
+    await Promise.all([verified(['-n', '4', 'examples/npb/is.mjs', 'S'], 'IS', 'S', 4), verified(['-n', '2', 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2)]);
+  });
+});
