@@ -1,26 +1,30 @@
 #!/usr/bin/env node
-// OSU micro-benchmarks on @dapl/mpi (osu_latency, osu_bw, osu_bibw), on any provider, each size
-// beside the same exchange done directly with DAT on the same IA in the same job (send/recv with
-// pre-posted receives; sends with suppressed completions, as MPI libraries over uDAPL post them).
-// The MPI and DAT rounds alternate; figures are medians over rounds; ratio = MPI / DAT for latency,
-// MPI / DAT for bandwidth. On a simulated provider the times are virtual (deterministic).
+// OSU micro-benchmarks on @dapl/mpi, on any provider. Point to point (osu_latency, osu_bw,
+// osu_bibw; ranks 0 and 1): each size beside the same exchange done directly with DAT on the same IA
+// in the same job (send/recv with pre-posted receives; sends with suppressed completions, as MPI
+// libraries over uDAPL post them); the MPI and DAT rounds alternate; figures are medians over rounds;
+// ratio = MPI / DAT. Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average
+// latency over iterations, the maximum over ranks, median over rounds. On a simulated provider the
+// times are virtual (deterministic).
 //
-//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [--only latency,bw,bibw] [--max-size B] [--rounds N]
+//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce]
 //
-// It launches itself with `dapl run -n 2` (processes for tcp, the simulator for the others).
+// It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DtoStatus, MemAccess, hasPmiEnvironment, rankContext, startConnections } from '@dapl/core';
-import { Mpi, Request } from '@dapl/mpi';
+import { Mpi, Op, Request } from '@dapl/mpi';
 
 const HELP = `usage: node bench/osu.mjs [options]
 
-osu_latency, osu_bw (window 64) and osu_bibw on @dapl/mpi, 2 ranks, beside DAT send/recv on the
-same IA in the same job, OSU output format with the MPI/DAT ratio per size.
+osu_latency, osu_bw (window 64) and osu_bibw on @dapl/mpi between ranks 0 and 1, beside DAT
+send/recv on the same IA in the same job, OSU output format with the MPI/DAT ratio per size; and
+osu_barrier, osu_bcast, osu_allreduce over all ranks.
 
-  --provider KEY     tcp (default; two processes), ib, lapi, combuf (virtual time)
-  --only LIST        comma-separated: latency,bw,bibw (default all)
+  --provider KEY     tcp (default; processes), ib, lapi, combuf (virtual time)
+  -n N               ranks (default 2; 2 to 16 for the collectives)
+  --only LIST        comma-separated: latency,bw,bibw,barrier,bcast,allreduce (default latency,bw,bibw)
   --min-size BYTES   smallest message (default 1)
   --max-size BYTES   largest message (default 4194304)
   --rounds N         alternating MPI / DAT rounds per size (default 5; 1 on a simulated provider)
@@ -31,6 +35,7 @@ same IA in the same job, OSU output format with the MPI/DAT ratio per size.
 const options = {
   provider: { type: 'string', default: 'tcp' },
   only: { type: 'string', default: 'latency,bw,bibw' },
+  ranks: { type: 'string', short: 'n', default: '2' },
   'min-size': { type: 'string', default: '1' },
   'max-size': { type: 'string', default: String(4 << 20) },
   rounds: { type: 'string' },
@@ -57,7 +62,14 @@ async function benchmark() {
   const only = new Set(values.only.split(','));
   const sizes = [];
   for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
-  const dat = await DatPair.start(mpi, maxSize, window);
+  const iterations = (n) => (quick ? (n <= 65536 ? 50 : 5) : n <= 8192 ? 1000 : n <= 262144 ? 100 : 20);
+  const pointToPoint = ['latency', 'bw', 'bibw'].some((t) => only.has(t));
+  // Point to point runs between ranks 0 and 1; the others wait at the barrier below.
+  const paired = world.rank < 2 && world.size >= 2;
+  const dat = pointToPoint && paired ? await DatPair.start(mpi, maxSize, window) : undefined;
+  if (pointToPoint && paired) await runPointToPoint();
+  await collectives();
+  async function runPointToPoint() {
   const clock = () => mpi.wtime();
   const peer = 1 - rank;
   const header = (title, unit) => {
@@ -71,7 +83,6 @@ async function benchmark() {
     const ratio = datValue > 0 ? (mpiValue / datValue).toFixed(2) : '-';
     process.stdout.write(`${String(n).padEnd(10)}${mpiValue.toFixed(2).padStart(16)}${datValue.toFixed(2).padStart(16)}${ratio.padStart(9)}\n`);
   };
-  const iterations = (n) => (quick ? (n <= 65536 ? 50 : 5) : n <= 8192 ? 1000 : n <= 262144 ? 100 : 20);
 
   if (only.has('latency')) {
     header('Latency', 'Latency (us)');
@@ -154,6 +165,37 @@ async function benchmark() {
 
   await warmup(world, rank); // the peer is done with the DAT pair too
   await dat.close();
+  }
+
+  async function collectives() {
+    const kinds = ['barrier', 'bcast', 'allreduce'].filter((k) => only.has(k));
+    for (const kind of kinds) {
+      await world.barrier();
+      if (rank === 0) {
+        process.stdout.write(`# OSU MPI ${kind === 'barrier' ? 'Barrier' : kind === 'bcast' ? 'Broadcast' : 'Allreduce'} Latency Test (dapl.ts @dapl/mpi, provider ${mpi.provider}${simulated ? ', virtual time' : ''}, ${world.size} ranks)\n`);
+        process.stdout.write(kind === 'barrier' ? '# Avg Latency(us)\n' : `# Size${' '.repeat(6)}${'Avg Latency(us)'.padStart(16)}\n`);
+      }
+      for (const n of kind === 'barrier' ? [0] : sizes.filter((x) => x <= Math.min(maxSize, 1 << 20) && (kind === 'bcast' || x >= 4))) {
+        const iters = Math.max(2, Math.floor(iterations(n) / (kind === 'barrier' ? 1 : 4)));
+        const send = new Float32Array(Math.max(1, n / 4));
+        const recv = new Float32Array(send.length);
+        const bytes = new Uint8Array(n);
+        const runs = [];
+        const once = () => (kind === 'barrier' ? world.barrier() : kind === 'bcast' ? world.bcast(bytes, 0) : world.allreduce(send, recv, Op.SUM));
+        await once(); // warm-up: connections, registrations
+        for (let r = 0; r < rounds; r++) {
+          await world.barrier();
+          const start = mpi.wtime();
+          for (let i = 0; i < iters; i++) await once();
+          const mine = new Float64Array([((mpi.wtime() - start) * 1e6) / iters]);
+          const slowest = new Float64Array(1);
+          await world.allreduce(mine, slowest, Op.MAX);
+          runs.push(slowest[0]);
+        }
+        if (rank === 0) process.stdout.write(kind === 'barrier' ? `${median(runs).toFixed(2).padStart(16)}\n` : `${String(n).padEnd(10)}${median(runs).toFixed(2).padStart(16)}\n`);
+      }
+    }
+  }
   await mpi.finalize();
 }
 
@@ -261,7 +303,7 @@ const inJob = rankContext.getStore() !== undefined || hasPmiEnvironment(process.
 if (!inJob) {
   // Launch this script as a 2-rank job.
   const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [dapl, 'run', '-n', '2', '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [dapl, 'run', '-n', values.ranks, '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
 } else {
   await benchmark();

@@ -26,7 +26,13 @@ import { Op } from './op.js';
 /** Switch points (bytes of the whole message), as MPICH's defaults. */
 const BCAST_SHORT = 12_288;
 const BCAST_MIN_RANKS_FOR_SCATTER = 8;
-const ALLREDUCE_SHORT = 2_048;
+/**
+ * Ring allreduce costs 2(p−1)·α + 2n·β against recursive doubling's log₂p·(α + n·β): it wins only
+ * when n·β·(log₂p − 2) > (2p − 2 − log₂p)·α, i.e. from ≈ 10–20 α/β bytes on 8 or more ranks
+ * (≈ 64 KiB for α ≈ 5 µs, β ≈ 1 ns/B) and never on 4 or fewer.
+ */
+const ALLREDUCE_RING_BYTES = 65_536;
+const ALLREDUCE_RING_RANKS = 8;
 const ALLGATHER_SHORT = 81_920;
 const GATHER_BINOMIAL_LIMIT = 1 << 20;
 
@@ -184,7 +190,8 @@ export class Collectives {
   async allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options: BufferOptions = {}): Promise<void> {
     const { input, output, datatype, count } = this.#reduction(sendbuf, recvbuf, op, options, true, 'allreduce');
     const data = packed(input, true).slice();
-    if (data.length < ALLREDUCE_SHORT || !op.commute || count < this.ch.size) await recursiveDoublingAllreduce(this.ch, data, count, datatype, op);
+    const ring = op.commute && data.length >= ALLREDUCE_RING_BYTES && this.ch.size >= ALLREDUCE_RING_RANKS && count >= this.ch.size;
+    if (!ring) await recursiveDoublingAllreduce(this.ch, data, count, datatype, op);
     else await ringAllreduce(this.ch, data, count, datatype, op);
     unpacked(output!, data, this.ch);
   }
