@@ -23,7 +23,7 @@ describe('createLocalJob', () => {
     const clocks: Clock[] = [];
     const job = createLocalJob(2, {
       clock: (rank) => {
-        const clock: Clock = { now: () => rank, tick: 1, charge: () => {}, chargeCopy: () => {} };
+        const clock: Clock = { now: () => rank, tick: 1, charge: () => {}, chargeCopy: () => {}, delay: () => Promise.resolve() };
         clocks.push(clock);
         return clock;
       },

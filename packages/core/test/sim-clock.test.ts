@@ -89,3 +89,19 @@ describe('SimClock', () => {
     expect(result.rankEndNs).toEqual([5700, 1000]);
   });
 });
+
+describe('clock.delay', () => {
+  it('resolves at the rank’s time + ns of virtual time (a kernel event)', async () => {
+    const kernel = new SimKernel();
+    const woke: number[] = [];
+    await kernel.run([
+      async () => {
+        const clock = kernel.clock(0);
+        clock.charge(50);
+        await clock.delay(1_000);
+        woke.push(clock.nowNs);
+      },
+    ]);
+    expect(woke).toEqual([1_050]);
+  });
+});

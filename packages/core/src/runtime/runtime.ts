@@ -34,4 +34,9 @@ export interface Clock {
   charge(ns: number): void;
   /** Account a memory copy of `bytes` at the machine's copy speed (no-op on wall-clock time). */
   chargeCopy(bytes: number): void;
+  /**
+   * Resolves `ns` nanoseconds from now on this clock (virtual time under the simulator), for a
+   * library's own timeouts. A wall-clock timer does not keep the process alive.
+   */
+  delay(ns: number): Promise<void>;
 }

@@ -12,4 +12,8 @@ export class WallClock implements Clock {
   charge(_ns: number): void {}
 
   chargeCopy(_bytes: number): void {}
+
+  delay(ns: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ns) / 1e6).unref());
+  }
 }

@@ -6,6 +6,8 @@ import { requireFiniteAtLeast, requirePositive } from './time-arguments.js';
 export interface VirtualTimeSource {
   /** Global virtual time in ns: the time of the events being processed. */
   readonly now: number;
+  /** Run `action` at virtual time `atNs` (for `delay`); a source without it cannot delay. */
+  schedule?(atNs: number, action: () => void): number;
 }
 
 /**
@@ -48,6 +50,15 @@ export class SimClock implements Clock {
   chargeCopy(bytes: number): void {
     requireInteger(bytes, 'bytes', 0, Number.MAX_SAFE_INTEGER);
     this.local = this.nowNs + bytes / this.copyBytesPerNs;
+  }
+
+  /** Resolves when virtual time reaches this rank's time + `ns` (an event of the kernel). */
+  delay(ns: number): Promise<void> {
+    requireFiniteAtLeast(ns, 'ns', 0);
+    const at = this.nowNs + ns;
+    const schedule = this.time.schedule;
+    if (schedule === undefined) return Promise.reject(new Error('this clock has no kernel to delay on'));
+    return new Promise((resolve) => schedule.call(this.time, at, resolve));
   }
 
   /** Moves this rank's time on to `ns` if it is behind (a completion waking the rank at the event's time). */
