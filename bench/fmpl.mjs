@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// FMPL beside the seed's figures (seed 001 §5, Hitachi SR8000, 16 nodes): 8-byte one-way latency
+// (seed 12.8 µs), the same with the receive posted in advance (9.9 µs), throughput up to 16 MB
+// (999 MB/s), hardware and software barrier (8 µs hardware), broadcast latency for 8 KB and throughput
+// up to 8 MB on all ranks (877 MB/s hardware), and 4-byte latency with 200 receives outstanding
+// (9.9 µs). On combuf the times are virtual and come out of the model's hardware figures (TCW-reused
+// DMA 4.7 µs, TCW creation, the 1000 MB/s link, the 8 µs barrier); on tcp they are wall-clock.
+//
+//   node bench/fmpl.mjs [--provider combuf|tcp|ib|lapi] [-n 16] [--collectives-only] [--software]
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { hasPmiEnvironment, rankContext } from '@dapl/core';
+import { Fmpl } from '@dapl/fmpl';
+
+const { values } = parseArgs({
+  options: {
+    provider: { type: 'string', default: 'combuf' },
+    ranks: { type: 'string', short: 'n', default: '16' },
+    'collectives-only': { type: 'boolean', default: false },
+    software: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write('usage: node bench/fmpl.mjs [--provider KEY] [-n N] [--collectives-only] [--software]\n');
+  process.exit(0);
+}
+
+const OUTSTANDING = 200;
+
+async function benchmark() {
+  const fmpl = await Fmpl.init({ matchingAreas: OUTSTANDING + 8, collectives: values.software ? 'software' : 'auto' });
+  const { rank, size } = fmpl;
+  const out = (text) => rank === 0 && process.stdout.write(`${text}\n`);
+  const us = (s) => (s * 1e6).toFixed(2);
+  out(`# FMPL on ${fmpl.provider} (${size} ranks; ${['combuf', 'ib', 'lapi'].includes(fmpl.provider) ? 'virtual time' : 'wall clock'}), beside seed 001's SR8000 figures`);
+  const reps = 20;
+
+  if (!values['collectives-only'] && size >= 2 && rank < 2) {
+    const peer = 1 - rank;
+    // Ping-pong: one-way = half the round trip.
+    const pingPong = async (n, advance) => {
+      const buf = new Uint8Array(n);
+      if (advance) fmpl.irecv(buf, peer, 1);
+      const start = fmpl.wtime();
+      for (let i = 0; i < reps; i++) {
+        if (rank === 0) {
+          await fmpl.send(buf, peer, 1);
+          if (advance) {
+            await fmpl.irecvWait(peer, 1);
+            if (i < reps - 1) fmpl.irecv(buf, peer, 1);
+          } else await fmpl.recv(buf, peer, 1);
+        } else {
+          if (advance) {
+            await fmpl.irecvWait(peer, 1);
+            if (i < reps - 1) fmpl.irecv(buf, peer, 1);
+          } else await fmpl.recv(buf, peer, 1);
+          await fmpl.send(buf, peer, 1);
+        }
+      }
+      return (fmpl.wtime() - start) / (2 * reps);
+    };
+    await pingPong(8, false); // warm-up: connections, registrations, TCWs
+    out(`8-byte one-way latency  ${us(await pingPong(8, false))} us   (seed: 12.8 us)`);
+    out(`  receive posted in advance  ${us(await pingPong(8, true))} us   (seed: 9.9 us)`);
+    out('# Size        Throughput (MB/s, ping-pong)   (seed: 999 MB/s at 16 MB)');
+    for (const n of [4096, 65536, 1 << 20, 16 << 20]) {
+      const t = await pingPong(n, false);
+      out(`${String(n).padEnd(12)}${(n / t / 1e6).toFixed(1).padStart(12)}`);
+    }
+    // 200 receives outstanding on different indexes; each message then finds its header at once.
+    const bufs = Array.from({ length: OUTSTANDING }, () => new Uint8Array(4));
+    const ack = new Uint8Array(4);
+    if (rank === 1) bufs.forEach((b, i) => fmpl.irecv(b, peer, 8 + i));
+    // Rank 1 says it has posted them (sender-side matching: a send waits for its receive, so one side sends first).
+    if (rank === 1) await fmpl.send(new Uint8Array(0), peer, 2);
+    else await fmpl.recv(new Uint8Array(0), peer, 2);
+    const start = fmpl.wtime();
+    for (let i = 0; i < OUTSTANDING; i++) {
+      if (rank === 0) {
+        fmpl.irecv(ack, peer, 3);
+        await fmpl.send(bufs[i], peer, 8 + i);
+        await fmpl.irecvWait(peer, 3);
+      } else {
+        await fmpl.irecvWait(peer, 8 + i);
+        await fmpl.send(ack, peer, 3);
+      }
+    }
+    out(`4-byte one-way latency, ${OUTSTANDING} receives outstanding  ${us((fmpl.wtime() - start) / (2 * OUTSTANDING))} us   (seed: 9.9 us)`);
+  }
+
+  await fmpl.barrier();
+  await fmpl.barrier();
+  let start = fmpl.wtime();
+  for (let i = 0; i < reps; i++) await fmpl.barrier();
+  out(`barrier  ${us((fmpl.wtime() - start) / reps)} us`);
+  out(`  (${fmpl.counters().hwBarriers > 0 ? 'hardware' : 'software'}; seed: 8 us hardware)`);
+  const sizes = values['collectives-only'] ? [8192] : [8192, 65536, 1 << 20, 8 << 20];
+  for (const n of sizes) {
+    const buf = new Uint8Array(n);
+    await fmpl.bcast(buf, 0);
+    await fmpl.barrier();
+    start = fmpl.wtime();
+    for (let i = 0; i < reps; i++) await fmpl.bcast(buf, 0);
+    const t = (fmpl.wtime() - start) / reps;
+    if (n === 8192) out(`bcast 8 KB  ${us(t)} us`);
+    else out(`bcast ${String(n).padEnd(9)} ${(n / t / 1e6).toFixed(1)} MB/s${n === 8 << 20 ? '   (seed: 877 MB/s hardware, 16 nodes)' : ''}`);
+  }
+  out(`  (${fmpl.counters().hwBcasts > 0 ? 'hardware' : 'software'} broadcast)`);
+  await fmpl.finalize();
+}
+
+if (rankContext.getStore() !== undefined || hasPmiEnvironment(process.env)) await benchmark();
+else {
+  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
+  const child = spawn(process.execPath, [dapl, 'run', '-n', values.ranks, '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  child.on('exit', (code) => process.exit(code ?? 1));
+}

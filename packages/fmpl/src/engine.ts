@@ -1,0 +1,443 @@
+import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
+import { FmplCode, FmplError } from './errors.js';
+import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
+import { Signal, decodeSignal, encodeSignal } from './signals.js';
+
+/** Something waiting for one signal. */
+interface Waiter {
+  resolve(): void;
+  reject(error: FmplError): void;
+}
+
+/** A send copied into the send buffer, waiting for its receiver's header (one-copy path). */
+interface Spooled {
+  readonly dst: number;
+  readonly slot: number;
+  readonly bytes: Uint8Array;
+  readonly lmr: Lmr;
+}
+
+/** What a completed receive learned. */
+export interface Received {
+  readonly source: number;
+  /** The matching-area index the message was sent with (useful with FMPL_ANY_TAG). */
+  readonly mai: number;
+  /** Bytes received. */
+  readonly size: number;
+}
+
+/** Counts of which path sends took. */
+export interface PathCounters {
+  zeroCopySends: number;
+  oneCopySends: number;
+  spooledSent: number;
+}
+
+/**
+ * FMPL's point-to-point engine on DAT (seed 001 §2.1, §4.1). A receive writes its buffer's header
+ * (size, RMR) into its sender's matching-area slot with an RDMA write whose immediate is the
+ * doorbell; a send finds the header in its own matching area and writes the body straight into
+ * the receive buffer (zero copy, one round trip), the size into the receiver's completion-flag
+ * slot just before. A send that waits longer than the send-buffer timeout copies the body into
+ * the send buffer and returns (one copy); the copy goes out at the next FMPL call once the header
+ * is there. No queue is searched: every state is indexed by (peer, slot).
+ */
+export class FmplEngine {
+  readonly layout: AreaLayout;
+  readonly counters: PathCounters = { zeroCopySends: 0, oneCopySends: 0, spooledSent: 0 };
+  readonly #rank: number;
+  readonly #connections: Connections;
+  readonly #clock: Clock;
+  readonly #runtime: Runtime;
+  readonly #area: Lmr;
+  readonly #areaView: DataView;
+  readonly #areaRmr: Rmr;
+  readonly #staging: Lmr;
+  readonly #remoteAreas: RmrTriplet[] = [];
+  readonly #endpoints: (Endpoint | Promise<Endpoint> | undefined)[] = [];
+  /** Per (peer, slot): a header has arrived here from that receiver. */
+  readonly #headerIn: Uint8Array;
+  readonly #headerWaiters: (Waiter | undefined)[];
+  /** Per (peer, slot): this rank's receive or send in progress (the in-use check). */
+  readonly #receiving: (Waiter | undefined)[];
+  readonly #sending: Uint8Array;
+  /** Per (peer, slot): a send_any header from that sender, and recv_any waiters per slot. */
+  readonly #anyArrivals: number[][];
+  readonly #anyWaiters: (Waiter | undefined)[];
+  readonly #anyDone: (Waiter | undefined)[];
+  #spool: Spooled[] = [];
+  /** Spooled messages sent since the last `flush` asked (they go as soon as their header comes). */
+  #sentSinceCheck = 0;
+  #flushing: Promise<unknown> = Promise.resolve();
+  #sendbuf: { lmr: Lmr; used: number; timeoutNs: number } | undefined;
+  readonly #cacheLmrs = new Map<ArrayBufferLike, Lmr>();
+  #closed = false;
+
+  constructor(runtime: Runtime, connections: Connections, count: number) {
+    this.#rank = runtime.rank;
+    this.#runtime = runtime;
+    this.#clock = runtime.clock;
+    this.#connections = connections;
+    const layout = (this.layout = new AreaLayout(runtime.size, count));
+    const pz = connections.pz;
+    this.#area = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
+    this.#areaView = new DataView(this.#area.bytes.buffer, this.#area.bytes.byteOffset, layout.bytes);
+    this.#areaRmr = pz.createRmr();
+    this.#staging = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
+    const cells = runtime.size * layout.slots;
+    this.#headerIn = new Uint8Array(cells);
+    this.#headerWaiters = new Array(cells);
+    this.#receiving = new Array(cells);
+    this.#sending = new Uint8Array(cells);
+    this.#anyArrivals = Array.from({ length: layout.slots }, () => []);
+    this.#anyWaiters = new Array(layout.slots);
+    this.#anyDone = new Array(cells);
+  }
+
+  /** Expose the areas and learn every peer's (collective). */
+  async start(): Promise<void> {
+    const t = this.#areaRmr.bind(this.#area, 0, this.layout.bytes, MemAccess.REMOTE_WRITE);
+    const runtime = this.#runtime;
+    await runtime.put(`fmpl-area-${this.#rank}`, `${t.rmrContext.toString(16)}.${t.targetOffset}.${t.length}.${this.layout.count}`);
+    await runtime.fence();
+    for (let r = 0; r < runtime.size; r++) {
+      const [context, offset, length, count] = (await runtime.get(`fmpl-area-${r}`)).split('.');
+      if (Number(count) !== this.layout.count) {
+        throw new FmplError(FmplCode.ERR_ARG, `every rank must pass the same matchingAreas to init: rank ${r} passed ${count}, this rank ${this.layout.count}`, { argument: 'matchingAreas' });
+      }
+      this.#remoteAreas[r] = { rmrContext: BigInt(`0x${context}`), targetOffset: Number(offset), length: Number(length) };
+    }
+    this.#connections.evds.recv.setNotify(this.#onSignals);
+    this.#connections.evds.request.setNotify(this.#onRequests);
+  }
+
+  // ---- sender-side matching domain ----------------------------------------------------------
+
+  /** Zero copy when the header is (or comes) in time; one copy into the send buffer after the timeout. */
+  async send(bytes: Uint8Array, dst: number, slot: number): Promise<void> {
+    const cell = dst * this.layout.slots + slot;
+    if (this.#sending[cell] !== 0) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a send to rank ${dst} on matching area ${slot} is already in progress`, { argument: 'mai' });
+    this.#sending[cell] = 1;
+    try {
+      await this.progress();
+      const any = dst * this.layout.slots + this.layout.anySlot;
+      if (this.#headerIn[cell] === 0 && this.#headerIn[any] === 0) {
+        const arrived = this.#waitHeader(dst, slot);
+        const timeoutNs = this.#sendbuf?.timeoutNs;
+        const timedOut = timeoutNs === undefined ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
+        const outcome = await this.#declared(`FMPL send to rank ${dst} on matching area ${slot}`, timedOut === undefined ? arrived : Promise.race([arrived, timedOut]));
+        if (outcome === 'timeout' && this.#headerIn[cell] === 0 && this.#headerIn[dst * this.layout.slots + this.layout.anySlot] === 0) {
+          this.#headerWaiters[cell] = undefined;
+          this.#headerWaiters[any] = undefined;
+          return this.#spoolCopy(bytes, dst, slot);
+        }
+      }
+      this.counters.zeroCopySends++;
+      await this.#writeBody(bytes, bytes.length === 0 ? this.#staging : this.#localLmr(bytes), bytes.byteOffset, dst, slot);
+    } finally {
+      this.#sending[cell] = 0;
+    }
+  }
+
+  /** Post the receive's header to `src` and wait for the body. */
+  async recv(bytes: Uint8Array, src: number, slot: number): Promise<Received> {
+    const cell = src * this.layout.slots + slot;
+    if (this.#receiving[cell] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a receive from rank ${src} on matching area ${slot === this.layout.anySlot ? 'FMPL_ANY_TAG' : slot} is already in progress`, { argument: 'mai' });
+    const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_WRITE);
+    try {
+      let filled = false;
+      const body = new Promise<void>((resolve, reject) => (this.#receiving[cell] = { resolve, reject, full: () => (filled = true) } as Waiter));
+      // The header: size and window, into the sender's matching area at (me, slot).
+      const at = this.layout.header(this.#rank, slot);
+      const view = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + at, HEADER_BYTES);
+      view.setUint32(0, bytes.length, true);
+      view.setBigUint64(8, window.rmrContext, true);
+      view.setUint32(16, window.targetOffset, true);
+      const ep = await this.#endpoint(src);
+      ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(src, at, HEADER_BYTES), {
+        immediate: encodeSignal(Signal.HEADER, this.#rank, slot),
+        suppressCompletion: true,
+      });
+      await this.#declared(`FMPL recv from rank ${src} on matching area ${slot}`, body);
+      if (filled) return { source: src, size: bytes.length, mai: slot };
+      const flag = this.layout.flag(src, slot);
+      return { source: src, size: this.#areaView.getUint32(flag, true), mai: this.#areaView.getUint32(flag + 4, true) };
+    } finally {
+      this.#receiving[cell] = undefined;
+      rmr.free();
+    }
+  }
+
+  /** The header from `dst` for `slot` (or its ANY_TAG one) is here: write the body (and its size first). */
+  async #writeBody(bytes: Uint8Array, lmr: Lmr, offset: number, dst: number, slot: number): Promise<void> {
+    const slots = this.layout.slots;
+    const exact = this.#headerIn[dst * slots + slot] !== 0;
+    const used = exact ? slot : this.layout.anySlot;
+    this.#headerIn[dst * slots + used] = 0;
+    const header = this.layout.header(dst, used);
+    const room = this.#areaView.getUint32(header, true);
+    const target = { rmrContext: this.#areaView.getBigUint64(header + 8, true), targetOffset: this.#areaView.getUint32(header + 16, true), length: room };
+    const ep = await this.#endpoint(dst);
+    if (bytes.length > room) {
+      ep.postRdmaWrite([], null, this.#remote(dst, this.layout.flag(this.#rank, used), 0), { immediate: encodeSignal(Signal.TRUNCATED, this.#rank, used), suppressCompletion: true });
+      throw new FmplError(FmplCode.ERR_TRUNCATE, `a message of ${bytes.length} bytes to rank ${dst} on matching area ${slot} does not fit its receive buffer of ${room} bytes; nothing was written`, { argument: 'buf' });
+    }
+    // A message that fills the buffer on the posted index needs no flag; otherwise size and index go
+    // into the receiver's completion-flag slot first (RDMA writes on one endpoint land in order).
+    const full = bytes.length === room && used === slot;
+    if (!full) {
+      const flagAt = this.layout.flag(this.#rank, used);
+      const fv = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + flagAt, FLAG_BYTES);
+      fv.setUint32(0, bytes.length, true);
+      fv.setUint32(4, slot, true);
+      ep.postRdmaWrite([{ lmr: this.#staging, offset: flagAt, length: FLAG_BYTES }], null, this.#remote(dst, flagAt, FLAG_BYTES), { suppressCompletion: true });
+    }
+    const written = new Promise<void>((resolve, reject) => {
+      ep.postRdmaWrite(bytes.length === 0 ? [] : [{ lmr, offset, length: bytes.length }], { resolve, reject } satisfies Waiter, target, { immediate: encodeSignal(full ? Signal.BODY_FULL : Signal.BODY, this.#rank, used) });
+    });
+    await written;
+  }
+
+  /** One copy: the body goes into the send buffer now and out when the header comes. */
+  #spoolCopy(bytes: Uint8Array, dst: number, slot: number): void {
+    const sb = this.#sendbuf!;
+    if (sb.used + bytes.length > sb.lmr.length) {
+      throw new FmplError(FmplCode.ERR_SENDBUF, `the send buffer (${sb.lmr.length} bytes, ${sb.used} in use) has no room for ${bytes.length} bytes to rank ${dst}; receive it sooner or set a larger send buffer`, { argument: 'buf' });
+    }
+    const copy = sb.lmr.bytes.subarray(sb.used, sb.used + bytes.length);
+    copy.set(bytes);
+    this.#clock.chargeCopy(bytes.length);
+    sb.used += bytes.length;
+    this.counters.oneCopySends++;
+    this.#sending[dst * this.layout.slots + slot] = 2; // spooled: in use until it goes out
+    this.#spool.push({ dst, slot, bytes: copy, lmr: sb.lmr });
+  }
+
+  /**
+   * Send the spooled messages whose headers are here (FMPL's sendbuf_check); how many went since
+   * the last check and how many wait. A header's arrival also sends its spooled message at once, so
+   * that a rank blocked in another FMPL call never holds back a receiver.
+   */
+  async flush(): Promise<{ nsend: number; nspool: number }> {
+    await this.progress();
+    const nsend = this.#sentSinceCheck;
+    this.#sentSinceCheck = 0;
+    return { nsend, nspool: this.#spool.length };
+  }
+
+  /** Send what can go (at every FMPL call); the counts stay for the next `flush`. */
+  async progress(): Promise<void> {
+    const run = this.#flushing.then(() => this.#flushNow());
+    this.#flushing = run.then(
+      (sent) => {
+        this.#sentSinceCheck += sent;
+      },
+      () => undefined,
+    );
+    await run;
+  }
+
+  async #flushNow(): Promise<number> {
+    const slots = this.layout.slots;
+    let nsend = 0;
+    const waiting: Spooled[] = [];
+    const going: Promise<void>[] = [];
+    for (const s of this.#spool) {
+      if (this.#headerIn[s.dst * slots + s.slot] === 0 && this.#headerIn[s.dst * slots + this.layout.anySlot] === 0) {
+        waiting.push(s);
+        continue;
+      }
+      nsend++;
+      this.counters.spooledSent++;
+      going.push(this.#writeBody(s.bytes, s.lmr, s.bytes.byteOffset - s.lmr.bytes.byteOffset, s.dst, s.slot).finally(() => (this.#sending[s.dst * slots + s.slot] = 0)));
+    }
+    this.#spool = waiting;
+    await Promise.all(going);
+    if (waiting.length === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
+    return nsend;
+  }
+
+  /** A header came: a spooled message waiting for it goes now. */
+  #sendSpooledFor(dst: number): void {
+    if (this.#spool.some((s) => s.dst === dst)) this.progress().catch(() => undefined);
+  }
+
+  get spooled(): number {
+    return this.#spool.length;
+  }
+
+  setSendBuffer(bytes: number, timeoutNs: number): void {
+    if (this.#spool.length > 0) throw new FmplError(FmplCode.ERR_SENDBUF, `${this.#spool.length} messages still wait in the send buffer: sendbufCheck() until they have gone`, { argument: 'bytes' });
+    this.#sendbuf?.lmr.free();
+    this.#sendbuf = { lmr: this.#connections.pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL), used: 0, timeoutNs };
+  }
+
+  /** Wait until every spooled message has gone (finalize): their receivers must post their receives. */
+  async drain(): Promise<void> {
+    while (this.#spool.length > 0) {
+      const { dst, slot } = this.#spool[0];
+      await this.#declared(`FMPL finalize: spooled send to rank ${dst} on matching area ${slot} waits for its receive`, this.#waitHeader(dst, slot));
+      await this.progress();
+    }
+    await this.#flushing;
+  }
+
+  // ---- the any-source domain (receiver-side matching) ---------------------------------------
+
+  async sendAny(bytes: Uint8Array, dst: number, slot: number): Promise<void> {
+    const cell = dst * this.layout.slots + slot;
+    if (this.#anyDone[cell] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a send_any to rank ${dst} on matching area ${slot} is already in progress`, { argument: 'mai' });
+    const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_READ);
+    try {
+      const done = new Promise<void>((resolve, reject) => (this.#anyDone[cell] = { resolve, reject }));
+      const at = this.layout.anyHeader(this.#rank, slot);
+      const view = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + at, HEADER_BYTES);
+      view.setUint32(0, bytes.length, true);
+      view.setBigUint64(8, window.rmrContext, true);
+      view.setUint32(16, window.targetOffset, true);
+      const ep = await this.#endpoint(dst);
+      ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(dst, at, HEADER_BYTES), {
+        immediate: encodeSignal(Signal.ANY_HEADER, this.#rank, slot),
+        suppressCompletion: true,
+      });
+      await this.#declared(`FMPL send_any to rank ${dst} on matching area ${slot}`, done);
+    } finally {
+      this.#anyDone[cell] = undefined;
+      rmr.free();
+    }
+  }
+
+  /** The first send_any for `slot` from anyone, read straight into `bytes`. */
+  async recvAny(bytes: Uint8Array, slot: number): Promise<Received> {
+    if (this.#anyWaiters[slot] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a recv_any on matching area ${slot} is already in progress`, { argument: 'mai' });
+    if (this.#anyArrivals[slot].length === 0) {
+      await this.#declared(`FMPL recv_any on matching area ${slot}`, new Promise<void>((resolve, reject) => (this.#anyWaiters[slot] = { resolve, reject })));
+      this.#anyWaiters[slot] = undefined;
+    }
+    const src = this.#anyArrivals[slot].shift()!;
+    const at = this.layout.anyHeader(src, slot);
+    const size = this.#areaView.getUint32(at, true);
+    const remote = { rmrContext: this.#areaView.getBigUint64(at + 8, true), targetOffset: this.#areaView.getUint32(at + 16, true), length: size };
+    const ep = await this.#endpoint(src);
+    const done = () => ep.postRdmaWrite([], null, this.#remote(src, this.layout.flag(this.#rank, slot), 0), { immediate: encodeSignal(Signal.ANY_DONE, this.#rank, slot), suppressCompletion: true });
+    if (size > bytes.length) {
+      done();
+      throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
+    }
+    if (size > 0) {
+      const lmr = this.#localLmr(bytes);
+      await new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote));
+    }
+    done();
+    return { source: src, mai: slot, size };
+  }
+
+  // ---- events -------------------------------------------------------------------------------
+
+  readonly #onSignals = (evd: EventDispatcher): void => {
+    for (let e = evd.dequeue(); e !== undefined; e = evd.dequeue()) {
+      if (e.type !== 'dto-completion' || e.op !== 'recv-immediate' || e.status !== DtoStatus.SUCCESS) continue;
+      const { signal, rank, slot } = decodeSignal(e.immediate!);
+      const cell = rank * this.layout.slots + slot;
+      switch (signal) {
+        case Signal.HEADER: {
+          this.#headerIn[cell] = 1;
+          if (this.#spool.length > 0) this.#sendSpooledFor(rank);
+          this.#wake(this.#headerWaiters, cell);
+          // A send waiting on the exact slot also wakes for an ANY_TAG header, and the reverse.
+          if (slot === this.layout.anySlot) for (let s = 0; s < this.layout.slots; s++) this.#wake(this.#headerWaiters, rank * this.layout.slots + s);
+          else this.#wake(this.#headerWaiters, rank * this.layout.slots + this.layout.anySlot);
+          break;
+        }
+        case Signal.BODY:
+          this.#wake(this.#receiving, cell);
+          break;
+        case Signal.BODY_FULL:
+          (this.#receiving[cell] as (Waiter & { full?: () => void }) | undefined)?.full?.();
+          this.#wake(this.#receiving, cell);
+          break;
+        case Signal.TRUNCATED:
+          this.#fail(this.#receiving, cell, new FmplError(FmplCode.ERR_TRUNCATE, `the message from rank ${rank} does not fit the receive buffer; nothing was written`, { argument: 'buf' }));
+          break;
+        case Signal.ANY_HEADER:
+          this.#anyArrivals[slot].push(rank);
+          this.#wake(this.#anyWaiters, slot);
+          break;
+        case Signal.ANY_DONE:
+          this.#wake(this.#anyDone, cell);
+          break;
+      }
+    }
+  };
+
+  readonly #onRequests = (evd: EventDispatcher): void => {
+    for (let e = evd.dequeue(); e !== undefined; e = evd.dequeue()) {
+      if (e.type !== 'dto-completion') continue;
+      const waiter = (e as DtoCompletionEvent).cookie as Waiter | null;
+      if (waiter === null || typeof waiter !== 'object') continue;
+      if (e.status === DtoStatus.SUCCESS) waiter.resolve();
+      else waiter.reject(new FmplError(FmplCode.ERR_TRANSPORT, `${e.op} failed with ${e.status}`));
+    }
+  };
+
+  #wake(table: (Waiter | undefined)[], index: number): void {
+    const w = table[index];
+    if (w === undefined) return;
+    table[index] = undefined;
+    w.resolve();
+  }
+
+  #fail(table: (Waiter | undefined)[], index: number, error: FmplError): void {
+    const w = table[index];
+    if (w === undefined) return;
+    table[index] = undefined;
+    w.reject(error);
+  }
+
+  #waitHeader(dst: number, slot: number): Promise<'arrived'> {
+    const slots = this.layout.slots;
+    if (this.#headerIn[dst * slots + slot] !== 0 || this.#headerIn[dst * slots + this.layout.anySlot] !== 0) return Promise.resolve('arrived');
+    return new Promise((resolve, reject) => (this.#headerWaiters[dst * slots + slot] = { resolve: () => resolve('arrived'), reject }));
+  }
+
+  #declared<T>(what: string, promise: Promise<T>): Promise<T> {
+    return this.#runtime.declareWait === undefined ? promise : this.#runtime.declareWait(what, promise);
+  }
+
+  #remote(peer: number, offset: number, length: number): RmrTriplet {
+    const area = this.#remoteAreas[peer];
+    return { rmrContext: area.rmrContext, targetOffset: area.targetOffset + offset, length };
+  }
+
+  #endpoint(peer: number): Promise<Endpoint> | Endpoint {
+    const cached = this.#endpoints[peer];
+    if (cached !== undefined && !(cached instanceof Promise) && cached.state === EpState.CONNECTED) return cached;
+    if (cached instanceof Promise) return cached;
+    const made = this.#connections.endpoint(peer).then((ep) => (this.#endpoints[peer] = ep));
+    this.#endpoints[peer] = made;
+    return made;
+  }
+
+  /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */
+  #expose(bytes: Uint8Array, access: number): { rmr: Rmr; window: RmrTriplet } {
+    const rmr = this.#connections.pz.createRmr();
+    const window = bytes.length === 0 ? rmr.bind(this.#staging, 0, 1, access) : rmr.bind(this.#localLmr(bytes), bytes.byteOffset, bytes.length, access);
+    return { rmr, window };
+  }
+
+  /** User buffers stay registered: a whole ArrayBuffer once (the registration cache of FMPL's remote-DMA areas). */
+  #localLmr(bytes: Uint8Array): Lmr {
+    let lmr = this.#cacheLmrs.get(bytes.buffer);
+    if (lmr === undefined || lmr.freed) {
+      lmr = this.#connections.pz.registerLmr(bytes.buffer, MemAccess.ALL);
+      this.#cacheLmrs.set(bytes.buffer, lmr);
+    }
+    return lmr;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const evd of [this.#connections.evds.recv, this.#connections.evds.request]) if (!evd.freed) evd.setNotify(undefined);
+  }
+}
