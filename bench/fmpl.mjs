@@ -63,6 +63,13 @@ async function benchmark() {
     };
     await pingPong(8, false); // warm-up: connections, registrations, TCWs
     out(`8-byte one-way latency  ${us(await pingPong(8, false))} us   (seed: 12.8 us)`);
+    // Table 1 of the seed: where a blocking 8-byte send and receive spend their time (rank 0 sends, rank 1 receives).
+    const b = fmpl.breakdown;
+    const peerB = new Float64Array(2);
+    if (rank === 1) await fmpl.send(new Float64Array([b.recvPostHeader, b.recvWaitBody]), 0, 4);
+    else await fmpl.recv(peerB, 1, 4);
+    out(`  breakdown, send: wait for the header ${us(b.sendWaitHeader)} us, body ${us(b.sendBody)} us   (seed table 1: recv header 5.0, send msg 8.1)`);
+    out(`  breakdown, receive: post the header ${us(peerB[0])} us, wait for the body ${us(peerB[1])} us   (seed table 1: send header 6.1, recv msg 5.6)`);
     out(`  receive posted in advance  ${us(await pingPong(8, true))} us   (seed: 9.9 us)`);
     out('# Size        Throughput (MB/s, ping-pong)   (seed: 999 MB/s at 16 MB)');
     for (const n of [4096, 65536, 1 << 20, 16 << 20]) {

@@ -45,6 +45,8 @@ export interface PathCounters {
 export class FmplEngine {
   readonly layout: AreaLayout;
   readonly counters: PathCounters = { zeroCopySends: 0, oneCopySends: 0, spooledSent: 0 };
+  /** Where the last blocking send and receive spent their time, seconds (seed 001 table 1). */
+  readonly breakdown = { sendWaitHeader: 0, sendBody: 0, recvPostHeader: 0, recvWaitBody: 0 };
   readonly #rank: number;
   readonly #connections: Connections;
   readonly #clock: Clock;
@@ -118,6 +120,7 @@ export class FmplEngine {
     const cell = dst * this.layout.slots + slot;
     if (this.#sending[cell] !== 0) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a send to rank ${dst} on matching area ${slot} is already in progress`, { argument: 'mai' });
     this.#sending[cell] = 1;
+    const t0 = this.#clock.now();
     try {
       await this.progress();
       const any = dst * this.layout.slots + this.layout.anySlot;
@@ -133,7 +136,10 @@ export class FmplEngine {
         }
       }
       this.counters.zeroCopySends++;
+      const t1 = this.#clock.now();
+      this.breakdown.sendWaitHeader = t1 - t0;
       await this.#writeBody(bytes, bytes.length === 0 ? this.#staging : this.#localLmr(bytes), bytes.byteOffset, dst, slot);
+      this.breakdown.sendBody = this.#clock.now() - t1;
     } finally {
       this.#sending[cell] = 0;
     }
@@ -143,6 +149,7 @@ export class FmplEngine {
   async recv(bytes: Uint8Array, src: number, slot: number): Promise<Received> {
     const cell = src * this.layout.slots + slot;
     if (this.#receiving[cell] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a receive from rank ${src} on matching area ${slot === this.layout.anySlot ? 'FMPL_ANY_TAG' : slot} is already in progress`, { argument: 'mai' });
+    const t0 = this.#clock.now();
     const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_WRITE);
     try {
       let filled = false;
@@ -158,7 +165,10 @@ export class FmplEngine {
         immediate: encodeSignal(Signal.HEADER, this.#rank, slot),
         suppressCompletion: true,
       });
+      const t1 = this.#clock.now();
+      this.breakdown.recvPostHeader = t1 - t0;
       await this.#declared(`FMPL recv from rank ${src} on matching area ${slot}`, body);
+      this.breakdown.recvWaitBody = this.#clock.now() - t1;
       if (filled) return { source: src, size: bytes.length, mai: slot };
       const flag = this.layout.flag(src, slot);
       return { source: src, size: this.#areaView.getUint32(flag, true), mai: this.#areaView.getUint32(flag + 4, true) };

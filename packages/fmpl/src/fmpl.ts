@@ -112,6 +112,11 @@ export class Fmpl {
     return this.#job.runtime.clock.now();
   }
 
+  /** Where this rank's last blocking send and receive spent their time, seconds (seed 001 table 1's breakdown). */
+  get breakdown(): Readonly<FmplEngine['breakdown']> {
+    return { ...this.#engine.breakdown };
+  }
+
   /** Which paths sends took (zero copy, one copy, spooled copies sent) and collectives took. */
   counters(): Readonly<PathCounters & Fmpl['collectiveCounters']> {
     return { ...this.#engine.counters, ...this.collectiveCounters };
