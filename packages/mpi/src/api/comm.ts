@@ -276,22 +276,22 @@ export class Comm {
     return this.#collective('allgatherv', (c) => c.allgatherv(sendbuf, recvbuf, recvCounts, displs ?? (null as never), requireOptions<BufferOptions>(options, 'options')));
   }
 
-  /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall). */
-  alltoall(sendbuf: ArrayBufferView, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
+  /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall); IN_PLACE allowed. */
+  alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
     return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
   }
 
-  /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv). */
+  /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv); IN_PLACE allowed (send counts then ignored). */
   alltoallv(
-    sendbuf: ArrayBufferView,
-    sendCounts: readonly number[],
+    sendbuf: SendBuffer,
+    sendCounts: readonly number[] | null,
     sdispls: readonly number[] | null,
     recvbuf: ArrayBufferView,
     recvCounts: readonly number[],
     rdispls: readonly number[] | null,
     options?: BufferOptions,
   ): Promise<void> {
-    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls as number[], recvbuf, recvCounts, rdispls as number[], requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, requireOptions<BufferOptions>(options, 'options')));
   }
 
   /** `op` over every member's `sendbuf`, block r (the size of `recvbuf`) left at rank r (MPI_Reduce_scatter_block). */

@@ -355,8 +355,15 @@ export class Collectives {
     unpacked(all, allBytes, this.ch);
   }
 
-  async alltoall(sendbuf: ArrayBufferView, recvbuf: ArrayBufferView, options: BufferOptions = {}): Promise<void> {
-    if ((sendbuf as unknown) === IN_PLACE) throw new MpiError(ErrorClass.ERR_BUFFER, 'IN_PLACE is not supported for alltoall: pass separate send and receive buffers', { argument: 'sendbuf' });
+  /** IN_PLACE (MPI-2.2): the data to send is in `recvbuf`, which a copy frees for the results. */
+  async alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options: BufferOptions = {}): Promise<void> {
+    if (sendbuf === IN_PLACE) {
+      const datatype = this.#datatype(recvbuf, options.datatype);
+      const per = options.count === undefined ? Math.floor(this.#span(recvbuf, { datatype }, 'recvbuf').count / this.ch.size) : requireCount(options.count, 'count');
+      const copy = packed(this.#span(recvbuf, { datatype, count: per * this.ch.size }, 'recvbuf'), true).slice();
+      this.ch.clock.chargeCopy(copy.length);
+      return this.alltoall(copy, recvbuf, { datatype, count: per });
+    }
     const datatype = this.#datatype(sendbuf, options.datatype);
     const per = options.count === undefined ? Math.floor(this.#span(sendbuf, { datatype }, 'sendbuf').count / this.ch.size) : requireCount(options.count, 'count');
     const send = this.#span(sendbuf, { datatype, count: per * this.ch.size }, 'sendbuf');
@@ -366,16 +373,25 @@ export class Collectives {
     unpacked(recv, recvBytes, this.ch);
   }
 
+  /** IN_PLACE (MPI-2.2): the data to send is in `recvbuf`, laid out by the receive counts and displacements. */
   async alltoallv(
-    sendbuf: ArrayBufferView,
-    sendCounts: readonly number[],
-    sdispls: readonly number[],
+    sendbuf: SendBuffer,
+    sendCounts: readonly number[] | null,
+    sdispls: readonly number[] | null,
     recvbuf: ArrayBufferView,
     recvCounts: readonly number[],
-    rdispls: readonly number[],
+    rdispls: readonly number[] | null,
     options: BufferOptions = {},
   ): Promise<void> {
-    if ((sendbuf as unknown) === IN_PLACE) throw new MpiError(ErrorClass.ERR_BUFFER, 'IN_PLACE is not supported for alltoallv: pass separate send and receive buffers', { argument: 'sendbuf' });
+    if (sendbuf === IN_PLACE) {
+      const datatype = this.#datatype(recvbuf, options.datatype);
+      const rc = this.#counts(recvCounts, 'recvCounts');
+      const rd = this.#displs(rdispls, rc, 'rdispls');
+      const extent = Math.max(0, ...rc.map((n, i) => (n === 0 ? 0 : rd[i] + n)));
+      const copy = packed(this.#span(recvbuf, { datatype, count: extent }, 'recvbuf'), true).slice();
+      this.ch.clock.chargeCopy(copy.length);
+      return this.alltoallv(copy, rc, rd, recvbuf, rc, rd, { datatype });
+    }
     const datatype = this.#datatype(sendbuf, options.datatype);
     const e = datatype.size;
     const sc = this.#counts(sendCounts, 'sendCounts');
