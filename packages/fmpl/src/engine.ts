@@ -155,16 +155,7 @@ export class FmplEngine {
       let filled = false;
       const body = new Promise<void>((resolve, reject) => (this.#receiving[cell] = { resolve, reject, full: () => (filled = true) } as Waiter));
       // The header: size and window, into the sender's matching area at (me, slot).
-      const at = this.layout.header(this.#rank, slot);
-      const view = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + at, HEADER_BYTES);
-      view.setUint32(0, bytes.length, true);
-      view.setBigUint64(8, window.rmrContext, true);
-      view.setUint32(16, window.targetOffset, true);
-      const ep = await this.#endpoint(src);
-      ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(src, at, HEADER_BYTES), {
-        immediate: encodeSignal(Signal.HEADER, this.#rank, slot),
-        suppressCompletion: true,
-      });
+      await this.#postHeader(src, this.layout.header(this.#rank, slot), bytes.length, window, Signal.HEADER, slot);
       const t1 = this.#clock.now();
       this.breakdown.recvPostHeader = t1 - t0;
       await this.#declared(`FMPL recv from rank ${src} on matching area ${slot}`, body);
@@ -300,16 +291,7 @@ export class FmplEngine {
     const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_READ);
     try {
       const done = new Promise<void>((resolve, reject) => (this.#anyDone[cell] = { resolve, reject }));
-      const at = this.layout.anyHeader(this.#rank, slot);
-      const view = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + at, HEADER_BYTES);
-      view.setUint32(0, bytes.length, true);
-      view.setBigUint64(8, window.rmrContext, true);
-      view.setUint32(16, window.targetOffset, true);
-      const ep = await this.#endpoint(dst);
-      ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(dst, at, HEADER_BYTES), {
-        immediate: encodeSignal(Signal.ANY_HEADER, this.#rank, slot),
-        suppressCompletion: true,
-      });
+      await this.#postHeader(dst, this.layout.anyHeader(this.#rank, slot), bytes.length, window, Signal.ANY_HEADER, slot);
       await this.#declared(`FMPL send_any to rank ${dst} on matching area ${slot}`, done);
     } finally {
       this.#anyDone[cell] = undefined;
@@ -426,6 +408,16 @@ export class FmplEngine {
     const made = this.#connections.endpoint(peer).then((ep) => (this.#endpoints[peer] = ep));
     this.#endpoints[peer] = made;
     return made;
+  }
+
+  /** Write a header (size and window) at `at` of `peer`'s area from the same place of ours, ringing `signal` for `slot`. */
+  async #postHeader(peer: number, at: number, size: number, window: RmrTriplet, signal: Signal, slot: number): Promise<void> {
+    const view = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + at, HEADER_BYTES);
+    view.setUint32(0, size, true);
+    view.setBigUint64(8, window.rmrContext, true);
+    view.setUint32(16, window.targetOffset, true);
+    const ep = await this.#endpoint(peer);
+    ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(peer, at, HEADER_BYTES), { immediate: encodeSignal(signal, this.#rank, slot), suppressCompletion: true });
   }
 
   /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */

@@ -271,11 +271,9 @@ export class Collectives {
     let layout: BlockLayout | undefined;
     let all: BufferSpan | undefined;
     if (isRoot) {
-      const counts = this.#counts(recvCounts, 'recvCounts');
-      const at = this.#displs(displs, counts, 'displs');
-      const extent = Math.max(0, ...counts.map((c, i) => (c === 0 ? 0 : at[i] + c)));
-      all = this.#span(recvbuf, { datatype, count: extent }, 'recvbuf');
-      layout = { offset: (i) => at[i] * e, length: (i) => counts[i] * e };
+      const v = this.#vector(recvCounts, displs, 'recvCounts', 'displs', e);
+      all = this.#span(recvbuf, { datatype, count: v.extent }, 'recvbuf');
+      layout = v.layout;
     }
     const allBytes = all === undefined ? undefined : packed(all, true);
     const mine = inPlace
@@ -310,11 +308,9 @@ export class Collectives {
     let layout: BlockLayout | undefined;
     let all: Uint8Array | undefined;
     if (isRoot) {
-      const counts = this.#counts(sendCounts, 'sendCounts');
-      const at = this.#displs(displs, counts, 'displs');
-      const extent = Math.max(0, ...counts.map((c, i) => (c === 0 ? 0 : at[i] + c)));
-      all = packed(this.#span(sendbuf, { datatype, count: extent }, 'sendbuf'), true);
-      layout = { offset: (i) => at[i] * e, length: (i) => counts[i] * e };
+      const v = this.#vector(sendCounts, displs, 'sendCounts', 'displs', e);
+      all = packed(this.#span(sendbuf, { datatype, count: v.extent }, 'sendbuf'), true);
+      layout = v.layout;
     }
     const out = inPlace ? undefined : this.#span(recvbuf as ArrayBufferView, { datatype, count: options.count }, 'recvbuf');
     const mine = new Uint8Array(isRoot ? layout!.length(r) : out!.size);
@@ -341,9 +337,7 @@ export class Collectives {
     const inPlace = sendbuf === IN_PLACE;
     const datatype = this.#datatype(inPlace ? recvbuf : sendbuf, options.datatype);
     const e = datatype.size;
-    const counts = this.#counts(recvCounts, 'recvCounts');
-    const at = this.#displs(displs, counts, 'displs');
-    const extent = Math.max(0, ...counts.map((c, i) => (c === 0 ? 0 : at[i] + c)));
+    const { counts, at, extent, layout } = this.#vector(recvCounts, displs, 'recvCounts', 'displs', e);
     const all = this.#span(recvbuf, { datatype, count: extent }, 'recvbuf');
     const allBytes = packed(all, true);
     const rank = this.ch.rank;
@@ -351,7 +345,7 @@ export class Collectives {
       const mine = packed(this.#span(sendbuf, { datatype, count: counts[rank] }, 'sendbuf'), true);
       this.ch.copy(mine, allBytes, at[rank] * e);
     }
-    await ringAllgather(this.ch, allBytes, { offset: (i) => at[i] * e, length: (i) => counts[i] * e });
+    await ringAllgather(this.ch, allBytes, layout);
     unpacked(all, allBytes, this.ch);
   }
 
@@ -385,24 +379,18 @@ export class Collectives {
   ): Promise<void> {
     if (sendbuf === IN_PLACE) {
       const datatype = this.#datatype(recvbuf, options.datatype);
-      const rc = this.#counts(recvCounts, 'recvCounts');
-      const rd = this.#displs(rdispls, rc, 'rdispls');
-      const extent = Math.max(0, ...rc.map((n, i) => (n === 0 ? 0 : rd[i] + n)));
-      const copy = packed(this.#span(recvbuf, { datatype, count: extent }, 'recvbuf'), true).slice();
+      const v = this.#vector(recvCounts, rdispls, 'recvCounts', 'rdispls', datatype.size);
+      const copy = packed(this.#span(recvbuf, { datatype, count: v.extent }, 'recvbuf'), true).slice();
       this.ch.clock.chargeCopy(copy.length);
-      return this.alltoallv(copy, rc, rd, recvbuf, rc, rd, { datatype });
+      return this.alltoallv(copy, v.counts, v.at, recvbuf, v.counts, v.at, { datatype });
     }
     const datatype = this.#datatype(sendbuf, options.datatype);
-    const e = datatype.size;
-    const sc = this.#counts(sendCounts, 'sendCounts');
-    const sd = this.#displs(sdispls, sc, 'sdispls');
-    const rc = this.#counts(recvCounts, 'recvCounts');
-    const rd = this.#displs(rdispls, rc, 'rdispls');
-    const extent = (c: number[], d: number[]) => Math.max(0, ...c.map((n, i) => (n === 0 ? 0 : d[i] + n)));
-    const send = this.#span(sendbuf, { datatype, count: extent(sc, sd) }, 'sendbuf');
-    const recv = this.#span(recvbuf, { datatype, count: extent(rc, rd) }, 'recvbuf');
+    const s = this.#vector(sendCounts, sdispls, 'sendCounts', 'sdispls', datatype.size);
+    const r = this.#vector(recvCounts, rdispls, 'recvCounts', 'rdispls', datatype.size);
+    const send = this.#span(sendbuf, { datatype, count: s.extent }, 'sendbuf');
+    const recv = this.#span(recvbuf, { datatype, count: r.extent }, 'recvbuf');
     const recvBytes = packed(recv, true);
-    await pairwiseAlltoall(this.ch, packed(send, true), { offset: (i) => sd[i] * e, length: (i) => sc[i] * e }, recvBytes, { offset: (i) => rd[i] * e, length: (i) => rc[i] * e });
+    await pairwiseAlltoall(this.ch, packed(send, true), s.layout, recvBytes, r.layout);
     unpacked(recv, recvBytes, this.ch);
   }
 
@@ -446,6 +434,14 @@ export class Collectives {
       if (output.size < input.size) throw new MpiError(ErrorClass.ERR_BUFFER, `recvbuf holds ${output.size} bytes, the result needs ${input.size}`, { argument: 'recvbuf' });
     }
     return { input, output, datatype, count };
+  }
+
+  /** Per-rank counts and displacements (elements; default packed in rank order): the block layout in bytes and the elements it spans. */
+  #vector(counts: readonly number[] | null, displs: readonly number[] | null, countsArgument: string, displsArgument: string, elementBytes: number): { counts: number[]; at: number[]; extent: number; layout: BlockLayout } {
+    const c = this.#counts(counts, countsArgument);
+    const at = this.#displs(displs, c, displsArgument);
+    const extent = Math.max(0, ...c.map((n, i) => (n === 0 ? 0 : at[i] + n)));
+    return { counts: c, at, extent, layout: { offset: (i) => at[i] * elementBytes, length: (i) => c[i] * elementBytes } };
   }
 
   #counts(counts: readonly number[] | null, argument: string): number[] {
