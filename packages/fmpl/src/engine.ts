@@ -55,6 +55,9 @@ export class FmplEngine {
   readonly #areaView: DataView;
   readonly #areaRmr: Rmr;
   readonly #staging: Lmr;
+  readonly #stagingView: DataView;
+  /** Windows for receive buffers, reused (a bind issues a fresh context each time). */
+  readonly #rmrs: Rmr[] = [];
   readonly #remoteAreas: RmrTriplet[] = [];
   readonly #endpoints: (Endpoint | Promise<Endpoint> | undefined)[] = [];
   /** Per (peer, slot): a header has arrived here from that receiver. */
@@ -86,6 +89,7 @@ export class FmplEngine {
     this.#areaView = new DataView(this.#area.bytes.buffer, this.#area.bytes.byteOffset, layout.bytes);
     this.#areaRmr = pz.createRmr();
     this.#staging = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
+    this.#stagingView = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset, layout.bytes);
     const cells = runtime.size * layout.slots;
     this.#headerIn = new Uint8Array(cells);
     this.#headerWaiters = new Array(cells);
@@ -165,7 +169,7 @@ export class FmplEngine {
       return { source: src, size: this.#areaView.getUint32(flag, true), mai: this.#areaView.getUint32(flag + 4, true) };
     } finally {
       this.#receiving[cell] = undefined;
-      rmr.free();
+      this.#release(rmr);
     }
   }
 
@@ -188,9 +192,8 @@ export class FmplEngine {
     const full = bytes.length === room && used === slot;
     if (!full) {
       const flagAt = this.layout.flag(this.#rank, used);
-      const fv = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + flagAt, FLAG_BYTES);
-      fv.setUint32(0, bytes.length, true);
-      fv.setUint32(4, slot, true);
+      this.#stagingView.setUint32(flagAt, bytes.length, true);
+      this.#stagingView.setUint32(flagAt + 4, slot, true);
       ep.postRdmaWrite([{ lmr: this.#staging, offset: flagAt, length: FLAG_BYTES }], null, this.#remote(dst, flagAt, FLAG_BYTES), { suppressCompletion: true });
     }
     const written = new Promise<void>((resolve, reject) => {
@@ -295,7 +298,7 @@ export class FmplEngine {
       await this.#declared(`FMPL send_any to rank ${dst} on matching area ${slot}`, done);
     } finally {
       this.#anyDone[cell] = undefined;
-      rmr.free();
+      this.#release(rmr);
     }
   }
 
@@ -412,19 +415,24 @@ export class FmplEngine {
 
   /** Write a header (size and window) at `at` of `peer`'s area from the same place of ours, ringing `signal` for `slot`. */
   async #postHeader(peer: number, at: number, size: number, window: RmrTriplet, signal: Signal, slot: number): Promise<void> {
-    const view = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset + at, HEADER_BYTES);
-    view.setUint32(0, size, true);
-    view.setBigUint64(8, window.rmrContext, true);
-    view.setUint32(16, window.targetOffset, true);
+    const view = this.#stagingView;
+    view.setUint32(at, size, true);
+    view.setBigUint64(at + 8, window.rmrContext, true);
+    view.setUint32(at + 16, window.targetOffset, true);
     const ep = await this.#endpoint(peer);
     ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(peer, at, HEADER_BYTES), { immediate: encodeSignal(signal, this.#rank, slot), suppressCompletion: true });
   }
 
   /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */
   #expose(bytes: Uint8Array, access: number): { rmr: Rmr; window: RmrTriplet } {
-    const rmr = this.#connections.pz.createRmr();
+    const rmr = this.#rmrs.pop() ?? this.#connections.pz.createRmr();
     const window = bytes.length === 0 ? rmr.bind(this.#staging, 0, 1, access) : rmr.bind(this.#localLmr(bytes), bytes.byteOffset, bytes.length, access);
     return { rmr, window };
+  }
+
+  #release(rmr: Rmr): void {
+    if (rmr.triplet !== undefined) rmr.unbind();
+    this.#rmrs.push(rmr);
   }
 
   /** User buffers stay registered: a whole ArrayBuffer once (the registration cache of FMPL's remote-DMA areas). */
