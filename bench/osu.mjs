@@ -62,6 +62,16 @@ async function benchmark() {
   const only = new Set(values.only.split(','));
   const sizes = [];
   for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
+  /** MPI and DAT rounds alternating (both ranks start each MPI round together); the median time of each. */
+  const alternate = async (mpiBody, datBody) => {
+    const mpiRuns = [];
+    const datRuns = [];
+    for (let r = 0; r < rounds; r++) {
+      mpiRuns.push(await timed(() => mpi.wtime(), mpiBody, warmup(world, rank)));
+      datRuns.push(await timed(() => mpi.wtime(), datBody));
+    }
+    return [median(mpiRuns), median(datRuns)];
+  };
   const iterations = (n) => (quick ? (n <= 65536 ? 50 : 5) : n <= 8192 ? 1000 : n <= 262144 ? 100 : 20);
   const pointToPoint = ['latency', 'bw', 'bibw'].some((t) => only.has(t));
   // Point to point runs between ranks 0 and 1; the others wait at the barrier below.
@@ -70,7 +80,6 @@ async function benchmark() {
   if (pointToPoint && paired) await runPointToPoint();
   await collectives();
   async function runPointToPoint() {
-  const clock = () => mpi.wtime();
   const peer = 1 - rank;
   const header = (title, unit) => {
     if (rank !== 0) return;
@@ -89,10 +98,8 @@ async function benchmark() {
     for (const n of sizes) {
       const buf = new Uint8Array(n);
       const iters = iterations(n);
-      const mpiRuns = [];
-      const datRuns = [];
-      for (let r = 0; r < rounds; r++) {
-        mpiRuns.push(await timed(clock, async () => {
+      const [mpiTime, datTime] = await alternate(
+        async () => {
           for (let i = 0; i < iters; i++) {
             if (rank === 0) {
               await world.send(buf, peer, 1);
@@ -102,10 +109,10 @@ async function benchmark() {
               await world.send(buf, peer, 1);
             }
           }
-        }, warmup(world, rank)));
-        datRuns.push(await timed(clock, () => dat.pingPong(n, iters)));
-      }
-      row(n, (median(mpiRuns) * 1e6) / (2 * iters), (median(datRuns) * 1e6) / (2 * iters));
+        },
+        () => dat.pingPong(n, iters),
+      );
+      row(n, (mpiTime * 1e6) / (2 * iters), (datTime * 1e6) / (2 * iters));
     }
   }
 
@@ -115,10 +122,8 @@ async function benchmark() {
       const buf = new Uint8Array(n);
       const ack = new Uint8Array(4);
       const iters = Math.max(2, Math.floor(iterations(n) / 10));
-      const mpiRuns = [];
-      const datRuns = [];
-      for (let r = 0; r < rounds; r++) {
-        mpiRuns.push(await timed(clock, async () => {
+      const [mpiTime, datTime] = await alternate(
+        async () => {
           for (let i = 0; i < iters; i++) {
             const reqs = [];
             if (rank === 0) {
@@ -131,11 +136,11 @@ async function benchmark() {
               await world.send(ack, peer, 3);
             }
           }
-        }, warmup(world, rank)));
-        datRuns.push(await timed(clock, () => dat.stream(n, iters, window)));
-      }
+        },
+        () => dat.stream(n, iters, window),
+      );
       const bytes = n * window * iters;
-      row(n, bytes / median(mpiRuns) / 1e6, bytes / median(datRuns) / 1e6);
+      row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
     }
   }
 
@@ -145,21 +150,19 @@ async function benchmark() {
       const out = new Uint8Array(n);
       const into = new Uint8Array(n);
       const iters = Math.max(2, Math.floor(iterations(n) / 10));
-      const mpiRuns = [];
-      const datRuns = [];
-      for (let r = 0; r < rounds; r++) {
-        mpiRuns.push(await timed(clock, async () => {
+      const [mpiTime, datTime] = await alternate(
+        async () => {
           for (let i = 0; i < iters; i++) {
             const reqs = [];
             for (let w = 0; w < window; w++) reqs.push(world.irecv(into, peer, 4));
             for (let w = 0; w < window; w++) reqs.push(world.isend(out, peer, 4));
             await Request.waitAll(reqs);
           }
-        }, warmup(world, rank)));
-        datRuns.push(await timed(clock, () => dat.bistream(n, iters, window)));
-      }
+        },
+        () => dat.bistream(n, iters, window),
+      );
       const bytes = 2 * n * window * iters;
-      row(n, bytes / median(mpiRuns) / 1e6, bytes / median(datRuns) / 1e6);
+      row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
     }
   }
 

@@ -50,5 +50,7 @@ export { Job, RunExitCode, parseRunArguments, type JobOutcome, type RunRequest }
 export { rankContext, type RankContext } from './runtime/rank-context.js';
 export * from './sim/index.js';
 export { runInProcess, type RunInProcessOptions, type RunRanks, type RankMain } from './launcher/in-process/index.js';
-export { startJob, type DaplJob, type StartJobOptions } from './runtime/start-job.js';
+export { startJob, jobConfig, type DaplJob, type StartJobOptions } from './runtime/start-job.js';
+export { describeValue } from './util/describe-value.js';
+export { RegistrationCache } from './util/registration-cache.js';
 export { runCli, COMMANDS, ExitCode, UsageError, type CliCommand, type CliIo, type CliOption, type ParsedArgs, type TextSink, type RunCliOptions } from './cli/index.js';

@@ -1,7 +1,10 @@
-import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
 import { FmplCode, FmplError } from './errors.js';
 import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
 import { Signal, decodeSignal, encodeSignal } from './signals.js';
+
+/** User buffers (whole ArrayBuffers) kept registered, least recently used freed first. */
+const REGISTERED_BUFFERS = 64;
 
 /** Something waiting for one signal. */
 interface Waiter {
@@ -75,7 +78,8 @@ export class FmplEngine {
   #sentSinceCheck = 0;
   #flushing: Promise<unknown> = Promise.resolve();
   #sendbuf: { lmr: Lmr; used: number; timeoutNs: number } | undefined;
-  readonly #cacheLmrs = new Map<ArrayBufferLike, Lmr>();
+  /** User buffers stay registered between messages (FMPL's remote-DMA areas). */
+  readonly #cache: RegistrationCache;
   #closed = false;
 
   constructor(runtime: Runtime, connections: Connections, count: number) {
@@ -88,6 +92,7 @@ export class FmplEngine {
     this.#area = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
     this.#areaView = new DataView(this.#area.bytes.buffer, this.#area.bytes.byteOffset, layout.bytes);
     this.#areaRmr = pz.createRmr();
+    this.#cache = new RegistrationCache(pz, REGISTERED_BUFFERS);
     this.#staging = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
     this.#stagingView = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset, layout.bytes);
     const cells = runtime.size * layout.slots;
@@ -127,22 +132,21 @@ export class FmplEngine {
     const t0 = this.#clock.now();
     try {
       await this.progress();
-      const any = dst * this.layout.slots + this.layout.anySlot;
-      if (this.#headerIn[cell] === 0 && this.#headerIn[any] === 0) {
+      // Wait for the header (an ANY_TAG header wakes every send to that rank: the first one takes it).
+      const timeoutNs = this.#sendbuf?.timeoutNs;
+      const timedOut = timeoutNs === undefined || this.#headerReady(dst, slot) ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
+      while (!this.#headerReady(dst, slot)) {
         const arrived = this.#waitHeader(dst, slot);
-        const timeoutNs = this.#sendbuf?.timeoutNs;
-        const timedOut = timeoutNs === undefined ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
         const outcome = await this.#declared(`FMPL send to rank ${dst} on matching area ${slot}`, timedOut === undefined ? arrived : Promise.race([arrived, timedOut]));
-        if (outcome === 'timeout' && this.#headerIn[cell] === 0 && this.#headerIn[dst * this.layout.slots + this.layout.anySlot] === 0) {
+        if (outcome === 'timeout' && !this.#headerReady(dst, slot)) {
           this.#headerWaiters[cell] = undefined;
-          this.#headerWaiters[any] = undefined;
           return this.#spoolCopy(bytes, dst, slot);
         }
       }
       this.counters.zeroCopySends++;
       const t1 = this.#clock.now();
       this.breakdown.sendWaitHeader = t1 - t0;
-      await this.#writeBody(bytes, bytes.length === 0 ? this.#staging : this.#localLmr(bytes), bytes.byteOffset, dst, slot);
+      await this.#writeBody(bytes, bytes.length === 0 ? this.#staging : this.#cache.lmrFor(bytes), bytes.byteOffset, dst, slot);
       this.breakdown.sendBody = this.#clock.now() - t1;
     } finally {
       this.#sending[cell] = 0;
@@ -247,7 +251,7 @@ export class FmplEngine {
     const waiting: Spooled[] = [];
     const going: Promise<void>[] = [];
     for (const s of this.#spool) {
-      if (this.#headerIn[s.dst * slots + s.slot] === 0 && this.#headerIn[s.dst * slots + this.layout.anySlot] === 0) {
+      if (!this.#headerReady(s.dst, s.slot)) {
         waiting.push(s);
         continue;
       }
@@ -320,7 +324,7 @@ export class FmplEngine {
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
     }
     if (size > 0) {
-      const lmr = this.#localLmr(bytes);
+      const lmr = this.#cache.lmrFor(bytes);
       await new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote));
     }
     done();
@@ -389,10 +393,15 @@ export class FmplEngine {
     w.reject(error);
   }
 
-  #waitHeader(dst: number, slot: number): Promise<'arrived'> {
+  /** A receiver's header for (dst, slot), or its ANY_TAG one, is in our matching area. */
+  #headerReady(dst: number, slot: number): boolean {
     const slots = this.layout.slots;
-    if (this.#headerIn[dst * slots + slot] !== 0 || this.#headerIn[dst * slots + this.layout.anySlot] !== 0) return Promise.resolve('arrived');
-    return new Promise((resolve, reject) => (this.#headerWaiters[dst * slots + slot] = { resolve: () => resolve('arrived'), reject }));
+    return this.#headerIn[dst * slots + slot] !== 0 || this.#headerIn[dst * slots + this.layout.anySlot] !== 0;
+  }
+
+  #waitHeader(dst: number, slot: number): Promise<'arrived'> {
+    if (this.#headerReady(dst, slot)) return Promise.resolve('arrived');
+    return new Promise((resolve, reject) => (this.#headerWaiters[dst * this.layout.slots + slot] = { resolve: () => resolve('arrived'), reject }));
   }
 
   #declared<T>(what: string, promise: Promise<T>): Promise<T> {
@@ -426,7 +435,7 @@ export class FmplEngine {
   /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */
   #expose(bytes: Uint8Array, access: number): { rmr: Rmr; window: RmrTriplet } {
     const rmr = this.#rmrs.pop() ?? this.#connections.pz.createRmr();
-    const window = bytes.length === 0 ? rmr.bind(this.#staging, 0, 1, access) : rmr.bind(this.#localLmr(bytes), bytes.byteOffset, bytes.length, access);
+    const window = bytes.length === 0 ? rmr.bind(this.#staging, 0, 1, access) : rmr.bind(this.#cache.lmrFor(bytes), bytes.byteOffset, bytes.length, access);
     return { rmr, window };
   }
 
@@ -435,19 +444,10 @@ export class FmplEngine {
     this.#rmrs.push(rmr);
   }
 
-  /** User buffers stay registered: a whole ArrayBuffer once (the registration cache of FMPL's remote-DMA areas). */
-  #localLmr(bytes: Uint8Array): Lmr {
-    let lmr = this.#cacheLmrs.get(bytes.buffer);
-    if (lmr === undefined || lmr.freed) {
-      lmr = this.#connections.pz.registerLmr(bytes.buffer, MemAccess.ALL);
-      this.#cacheLmrs.set(bytes.buffer, lmr);
-    }
-    return lmr;
-  }
-
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#cache.close();
     for (const evd of [this.#connections.evds.recv, this.#connections.evds.request]) if (!evd.freed) evd.setNotify(undefined);
   }
 }

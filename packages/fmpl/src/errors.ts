@@ -32,9 +32,5 @@ export class FmplError extends Error {
   }
 }
 
-export function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value === null || typeof value !== 'object') return String(value);
-  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.byteLength} bytes)`;
-  return Array.isArray(value) ? `array(${value.length})` : (value.constructor?.name ?? 'object');
-}
+/** The wording of a bad argument in messages: core's, shared by every layer. */
+export { describeValue as describe } from '@dapl/core';

@@ -386,10 +386,14 @@ export class Fmpl {
     }
   }
 
+  /** Whether the hardware can serve each communicator (its members never change). */
+  readonly #usable = new WeakMap<FmplComm, boolean>();
+
   #hardware(comm: FmplComm): HwCollectives | undefined {
     if (this.#mode === 'software') return undefined;
     const ext = this.#job.ia.extension('hw-collectives');
-    const usable = ext !== undefined && ext.usable(comm.members);
+    let usable = this.#usable.get(comm);
+    if (usable === undefined) this.#usable.set(comm, (usable = ext !== undefined && ext.usable(comm.members)));
     if (this.#mode === 'hardware' && !usable) throw new FmplError(FmplCode.ERR_COMM, `collectives 'hardware' but the hardware cannot serve ranks [${comm.members.join(',')}] on ${this.provider}`, { argument: 'comm' });
     return usable ? ext : undefined;
   }

@@ -1,15 +1,11 @@
 import { DatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
+import { describeValue } from '../util/describe-value.js';
 
 /** Argument checks shared by every provider, so each bad input gets the same status and wording. */
 
-export function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value === null) return 'null';
-  if (typeof value === 'object') return (value as object).constructor?.name ?? 'object';
-  return String(value);
-}
+/** The wording of a bad argument in messages (core's `describeValue`). */
+export const describe = describeValue;
 
 export function invalidParameter(argument: string, message: string): DatError {
   return new DatError(DatStatus.INVALID_PARAMETER, `${argument}: ${message}`, { argument });

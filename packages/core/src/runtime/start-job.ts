@@ -35,14 +35,22 @@ export interface DaplJob {
 }
 
 /**
+ * The configuration a rank's job uses when it is given none: its rank context's (in-process ranks
+ * share `process.env`, so theirs comes with the rank), else `DaplConfig.load()`.
+ */
+export async function jobConfig(): Promise<DaplConfig> {
+  const context = rankContext.getStore();
+  return context?.config ?? (await DaplConfig.load(context?.env === undefined ? {} : { env: context.env }));
+}
+
+/**
  * How a program joins its job, whoever launched it: `dapl run`, MPICH's mpiexec, or plain `node`
  * (a job of size 1). Configuration picks the provider; the job key comes from the launcher or,
  * under a launcher that has none (mpiexec), from rank 0 through the KVS.
  */
 export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> {
-  // In-process ranks share process.env: their job's environment and config come with their rank.
   const context = rankContext.getStore();
-  const config = options.config ?? context?.config ?? (await DaplConfig.load(context?.env === undefined ? {} : { env: context.env }));
+  const config = options.config ?? (await jobConfig());
   const runtime = options.runtime ?? (await runtimeFromEnvironment());
   const jobKey = await resolveJobKey(runtime, config.env);
   const container = await createContainer(config, { runtime, jobKey, modules: options.modules, rootLogger: context?.logger });

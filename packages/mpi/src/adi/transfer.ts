@@ -1,4 +1,4 @@
-import type { GatherProgram } from '../datatype/index.js';
+import { Datatype, type GatherProgram } from '../datatype/index.js';
 
 /**
  * Where a message's data lives in user memory: `count` elements of a committed type whose origin is
@@ -10,4 +10,9 @@ export interface BufferSpan {
   readonly program: GatherProgram;
   readonly count: number;
   readonly size: number;
+}
+
+/** A span of plain bytes. */
+export function byteSpan(bytes: Uint8Array): BufferSpan {
+  return { bytes, offset: 0, program: Datatype.BYTE.program, count: bytes.length, size: bytes.length };
 }

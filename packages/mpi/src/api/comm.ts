@@ -1,6 +1,6 @@
 import { RecvRequest as RecvRequestCore, SendMode, type RecvRequest } from '../adi/requests.js';
-import type { BufferSpan } from '../adi/transfer.js';
-import { Datatype, packRange } from '../datatype/index.js';
+import { byteSpan, type BufferSpan } from '../adi/transfer.js';
+import { packRange } from '../datatype/index.js';
 import { bufferSpan, type BufferOptions } from './buffer-span.js';
 import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
@@ -136,8 +136,7 @@ export class Comm {
     const { region, release } = attached.take(span.size);
     if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, region, 0, span.size);
     this.#state.job.runtime.clock.chargeCopy(span.size);
-    const copy: BufferSpan = { bytes: region, offset: 0, program: Datatype.BYTE.program, count: span.size, size: span.size };
-    const request = this.#state.p2p.isend(peer, context, this.rank, tag, copy, SendMode.STANDARD);
+    const request = this.#state.p2p.isend(peer, context, this.rank, tag, byteSpan(region), SendMode.STANDARD);
     request.onDone(release);
     // The caller's buffer is free as soon as it is copied: report the send complete now, as MPI does.
     return request.error === undefined ? completed(Status.EMPTY) : new Request(request, undefined, this.#state.job.runtime);
@@ -199,7 +198,7 @@ export class Comm {
     if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, packed, 0, span.size);
     this.#state.job.runtime.clock.chargeCopy(span.size);
     const receive = this.irecv(buf, source, recvtag, o);
-    const send = to === PROC_NULL ? completed(Status.EMPTY) : this.#startSend(bytesSpan(packed), to, t, SendMode.STANDARD, this.#context);
+    const send = to === PROC_NULL ? completed(Status.EMPTY) : this.#startSend(byteSpan(packed), to, t, SendMode.STANDARD, this.#context);
     const [status] = await Promise.all([receive.wait(), send.wait()]);
     return status;
   }
@@ -420,7 +419,3 @@ function completed(status: Status): Request {
   return new Request(core);
 }
 
-/** A span of plain bytes. */
-function bytesSpan(bytes: Uint8Array): BufferSpan {
-  return { bytes, offset: 0, program: Datatype.BYTE.program, count: bytes.length, size: bytes.length };
-}

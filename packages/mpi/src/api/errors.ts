@@ -70,11 +70,5 @@ export function isMpiError(error: unknown, errorClass?: ErrorClass): error is Mp
   return e.name === 'MpiError' && (errorClass === undefined || e.errorClass === errorClass);
 }
 
-/** A short, safe rendering of a bad value for an error message. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'bigint') return `${value}n`;
-  if (value === null || typeof value !== 'object') return String(value);
-  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${(value as { length?: number }).length ?? value.byteLength})`;
-  return Array.isArray(value) ? `array(${value.length})` : (value.constructor?.name ?? 'object');
-}
+/** The wording of a bad argument in messages: core's, shared by every layer. */
+export { describeValue } from '@dapl/core';

@@ -1,4 +1,4 @@
-import { DaplConfig, rankContext, runtimeFromEnvironment, startJob, type DaplJob, type RankContext } from '@dapl/core';
+import { isDatError, jobConfig, parseParameterValue, rankContext, runtimeFromEnvironment, startJob, type DaplConfig, type DaplJob, type RankContext } from '@dapl/core';
 import { PointToPoint } from '../adi/point-to-point.js';
 import { DEVICES } from '../device/devices.js';
 import { AttachedBuffer } from './attached-buffer.js';
@@ -80,8 +80,7 @@ export class Mpi {
   }
 
   static async #start(options: MpiInitOptions): Promise<Mpi> {
-    const context = rankContext.getStore();
-    const config = options.config ?? context?.config ?? (await DaplConfig.load(context?.env === undefined ? {} : { env: context.env }));
+    const config = options.config ?? (await jobConfig());
     const parameters = resolveParameters(config, options.parameters);
     const runtime = await runtimeFromEnvironment();
     const p2p = new PointToPoint(runtime.clock);
@@ -195,19 +194,12 @@ function resolveParameters(config: DaplConfig, overrides: Partial<MpiParameters>
   return values as unknown as MpiParameters;
 }
 
+/** An override is parsed as a configuration value would be; its error becomes an MPI_ERR_ARG. */
 function checkOverride(spec: (typeof MPI_PARAMETERS)[number], value: unknown, argument: string): unknown {
-  const bad = (allowed: string) => new MpiError(ErrorClass.ERR_ARG, `${argument} must be ${allowed}, got ${describeValue(value)}`, { argument });
-  switch (spec.type) {
-    case 'integer':
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < (spec.min ?? -Infinity) || value > (spec.max ?? Infinity)) throw bad(`an integer in [${spec.min}, ${spec.max}]`);
-      return value;
-    case 'boolean':
-      if (typeof value !== 'boolean') throw bad('a boolean');
-      return value;
-    case 'enum':
-      if (typeof value !== 'string' || !spec.values!.includes(value)) throw bad(`one of ${spec.values!.join(', ')}`);
-      return value;
-    default:
-      return value;
+  try {
+    return parseParameterValue(spec, value, 'options.parameters', argument);
+  } catch (error) {
+    if (!isDatError(error)) throw error;
+    throw new MpiError(ErrorClass.ERR_ARG, error.message, { argument, cause: error });
   }
 }

@@ -2,13 +2,7 @@ import type { Clock } from '@dapl/core';
 import type { PointToPoint } from '../adi/point-to-point.js';
 import type { RequestCore } from '../adi/request-core.js';
 import { SendMode } from '../adi/requests.js';
-import type { BufferSpan } from '../adi/transfer.js';
-import { Datatype } from '../datatype/index.js';
-
-/** A span of plain bytes. */
-export function byteSpan(bytes: Uint8Array): BufferSpan {
-  return { bytes, offset: 0, program: Datatype.BYTE.program, count: bytes.length, size: bytes.length };
-}
+import { byteSpan } from '../adi/transfer.js';
 
 /**
  * Point-to-point on a communicator's collective context (its point-to-point context + 1), so that

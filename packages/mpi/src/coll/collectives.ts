@@ -205,26 +205,24 @@ export class Collectives {
 
   /** Reduce `sum(recvCounts)` elements and leave block r (recvCounts[r] elements) at rank r. */
   async reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options: BufferOptions = {}): Promise<void> {
-    const counts = this.#counts(recvCounts, 'recvCounts');
-    const total = counts.reduce((a, b) => a + b, 0);
     const datatype = this.#datatype(sendbuf === IN_PLACE ? recvbuf : sendbuf, options.datatype);
     checkOp(op, datatype);
-    const e = datatype.size;
+    const { counts, at, extent: total, layout } = this.#vector(recvCounts, null, 'recvCounts', 'displs', datatype.size);
     const inPlace = sendbuf === IN_PLACE;
     const input = this.#span(inPlace ? recvbuf : sendbuf, { datatype, count: total }, inPlace ? 'recvbuf' : 'sendbuf');
     const output = this.#span(recvbuf, { datatype, count: counts[this.ch.rank] }, 'recvbuf');
     const data = packed(input, true).slice();
-    const layout = prefixBlocks(counts);
+    const me = this.ch.rank;
     if (op.commute) {
       // A ring that ends with block r at rank r: rotate so that rank r finishes on its own block.
-      await ringReduceScatter(this.ch, data, total, datatype, op, rotated(layout, this.ch.size, -1));
-      unpacked(output, data.subarray(layout.start(this.ch.rank) * e, (layout.start(this.ch.rank) + counts[this.ch.rank]) * e), this.ch);
+      await ringReduceScatter(this.ch, data, total, datatype, op, rotated({ start: (b) => at[b], length: (b) => counts[b] }, this.ch.size, -1));
+      unpacked(output, data.subarray(layout.offset(me), layout.offset(me) + layout.length(me)), this.ch);
       return;
     }
     // Non-commutative: reduce in rank order to rank 0, then scatter the blocks.
     await binomialReduceToZero(this.ch, data, total, datatype, op);
-    const mine = new Uint8Array(counts[this.ch.rank] * e);
-    await linearScatter(this.ch, data, mine, 0, { offset: (r) => layout.start(r) * e, length: (r) => counts[r] * e });
+    const mine = new Uint8Array(layout.length(me));
+    await linearScatter(this.ch, data, mine, 0, layout);
     unpacked(output, mine, this.ch);
   }
 
@@ -496,17 +494,6 @@ function unpacked(span: BufferSpan, data: Uint8Array, ch: CollChannel): void {
   }
   if (n > 0) unpackRange(span.program, span.count, span.bytes, span.offset, 0, data, 0, n);
   ch.clock.chargeCopy(n);
-}
-
-/** Element blocks given by counts: block r starts after the counts of ranks below it. */
-function prefixBlocks(counts: readonly number[]): { start(b: number): number; length(b: number): number } {
-  const starts: number[] = [];
-  let next = 0;
-  for (const c of counts) {
-    starts.push(next);
-    next += c;
-  }
-  return { start: (b) => starts[b], length: (b) => counts[b] };
 }
 
 /** The same blocks renumbered so that the ring's final block for rank r is block r (see ringReduceScatter). */

@@ -66,12 +66,17 @@ export class Datatype {
     let hi = -Infinity;
     let trueLo = Infinity;
     let trueHi = -Infinity;
-    const kinds = new Set<BasicKind>();
+    // The one basic kind of every value; null once two differ (or a part is itself mixed).
+    let kind: BasicKind | null | undefined;
+    const meet = (k: BasicKind | undefined): void => {
+      if (kind === null) return;
+      kind = k === undefined || (kind !== undefined && kind !== k) ? null : k;
+    };
     for (const leaf of shape.leaves ?? []) {
       size += leaf.size;
       trueLo = Math.min(trueLo, leaf.disp);
       trueHi = Math.max(trueHi, leaf.disp + leaf.size);
-      kinds.add(leaf.kind);
+      meet(leaf.kind);
     }
     if (shape.leaves !== undefined) {
       lo = 0;
@@ -86,8 +91,7 @@ export class Datatype {
         trueLo = Math.min(trueLo, disp + type.trueLb + Math.min(0, spread));
         trueHi = Math.max(trueHi, disp + type.trueUb + Math.max(0, spread));
         size += count * type.size;
-        if (type.uniformBasic === undefined) kinds.add('byte').add('int8');
-        else kinds.add(type.uniformBasic);
+        meet(type.uniformBasic);
       }
     }
     if (lo === Infinity) lo = hi = 0;
@@ -97,7 +101,7 @@ export class Datatype {
     this.ub = shape.extent === undefined ? hi : this.lb + shape.extent;
     this.trueLb = trueLo;
     this.trueUb = trueHi;
-    this.uniformBasic = kinds.size === 1 ? [...kinds][0] : undefined;
+    this.uniformBasic = kind ?? undefined;
   }
 
   /** Stride between consecutive elements (MPI_Type_get_extent). */

@@ -1,4 +1,4 @@
-import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
 import type { Logger } from 'pino';
 import { ErrorClass, MpiError } from '../../api/errors.js';
 import type { MpiParameters } from '../../api/mpi-parameters.js';
@@ -11,7 +11,6 @@ import type { BufferSpan } from '../../adi/transfer.js';
 import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
 import { PeerLink, type Outgoing } from './peer-link.js';
-import { RegistrationCache } from './registration-cache.js';
 import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
 import { makeSlots, type Slot } from './slot.js';
 
@@ -30,6 +29,8 @@ interface Arrival {
   readonly senderRequest: number;
   /** RTS by read: where the sender exposed the data. */
   readonly remote: RmrTriplet | undefined;
+  /** Eager data copied out of its buffer (counted in the unexpected bytes until consumed). */
+  copied: boolean;
 }
 
 /** A receive being filled by rendezvous. */
@@ -303,13 +304,13 @@ export class RdmaDevice implements Device {
     switch (h.kind) {
       case MessageKind.EAGER:
       case MessageKind.EAGER_SYNC: {
-        const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined };
+        const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined, copied: false };
         this.#host.arrive(incoming(link.peer, h, slot.payload(h.size), arrival));
         return;
       }
       case MessageKind.RTS: {
         const remote = (h.flags & HeaderFlag.READ) !== 0 ? { rmrContext: h.rmrContext, targetOffset: h.targetOffset, length: h.size } : undefined;
-        const arrival: Arrival = { slot: undefined, ep, link, senderRequest: h.senderRequest, remote };
+        const arrival: Arrival = { slot: undefined, ep, link, senderRequest: h.senderRequest, remote, copied: false };
         const message = incoming(link.peer, h, undefined, arrival);
         this.#repost(slot, ep, link);
         this.#host.arrive(message);
@@ -523,7 +524,7 @@ export class RdmaDevice implements Device {
     if (c.unexpectedBytes > c.peakUnexpectedBytes) c.peakUnexpectedBytes = c.unexpectedBytes;
     const slot = arrival.slot!;
     arrival.slot = undefined;
-    (arrival as { copied?: boolean }).copied = true;
+    arrival.copied = true;
     this.#repost(slot, arrival.ep, arrival.link);
   }
 
@@ -540,7 +541,7 @@ export class RdmaDevice implements Device {
         this.#counts.heldMessages--;
       }
       this.#repost(slot, arrival.ep, arrival.link);
-    } else if ((arrival as { copied?: boolean }).copied === true) {
+    } else if (arrival.copied) {
       this.#counts.unexpectedBytes -= message.size;
     }
   }

@@ -1,7 +1,6 @@
-import { MemAccess, type Clock, type Lmr, type LmrTriplet, type Rmr, type RmrTriplet } from '@dapl/core';
+import { MemAccess, type Clock, type Lmr, type LmrTriplet, type RegistrationCache, type Rmr, type RmrTriplet } from '@dapl/core';
 import type { BufferSpan } from '../../adi/transfer.js';
 import { packRange, segments, unpackRange } from '../../datatype/index.js';
-import type { RegistrationCache } from './registration-cache.js';
 
 /**
  * Registered memory a rendezvous moves data from or into: the user's own buffer when its layout is

@@ -1,8 +1,11 @@
-import { MemAccess, isDatError, type Lmr, type ProtectionZone } from '@dapl/core';
+import { isDatError } from '../dat/errors.js';
+import { MemAccess, type Lmr } from '../dat/memory.js';
+import type { ProtectionZone } from '../dat/pz.js';
 
 /**
- * Keeps user buffers registered between rendezvous transfers (MVAPICH2's dreg cache): registering
- * costs time on real and simulated hardware alike, and applications reuse their buffers. A whole
+ * Keeps user buffers registered between transfers (MVAPICH2's dreg cache), for upper libraries
+ * that move user memory by RDMA: registering costs time on real and simulated hardware alike, and
+ * applications reuse their buffers. A whole
  * ArrayBuffer is registered once and serves every view on it; the least recently used entries are
  * freed past `limit` (an entry with an RMR still bound is skipped until it is idle).
  */
