@@ -142,10 +142,17 @@ export class DataPath {
     if (this.ackOwed && this.ackRequested) this.flush();
   };
 
+  /**
+   * Requests and responses go out at the end of the event loop's I/O phase (setImmediate), not
+   * after each microtask turn: Node hands a stream's input to JS 64 KiB per callback, and what
+   * the consumer posts from each callback's completions (the rdma device's FIN after every read
+   * response, say) then leaves in one write instead of one system call per callback. A reply that
+   * also carries an owed ACK leaves earlier, with the ACK (`ackTask`).
+   */
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    defer(this.flushTask);
+    setImmediate(this.flushTask);
   }
 
   private scheduleAck(): void {
