@@ -133,7 +133,8 @@ export class IbDataPath {
     this.rnr = undefined;
     this.finish(f.req, { status: DtoStatus.RECEIVER_NOT_READY, reason: undefined });
     // As an RC QP goes to the error state: both ends see the connection break.
-    this.ep.breakConnection(`the peer posted no receive within ${this.fabric.params.rnrRetries} RNR retries`);
+    const reason = `the peer posted no receive within ${this.fabric.params.rnrRetries} RNR retries`;
+    this.ep.breakConnection(reason, `the peer's queue pair failed: ${reason}`);
   }
 
   /** Re-send the stalled request and everything posted after it. */

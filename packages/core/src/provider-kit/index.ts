@@ -3,7 +3,9 @@
  * What every provider shares (libfabric's `prov/util`): the endpoint state machine, the EVD
  * queue with push notification, the one audited RMR table, memory objects, iov helpers,
  * base classes for IA / endpoint / PSP that own argument checks and DTO bookkeeping, a credit
- * window, and `notSupported(op)`. A provider fills a few transport hooks.
+ * window, and `notSupported(op)`. A provider fills a few transport hooks. A simulated provider
+ * builds on `sim/` (`createSimProvider`, `SimFabric`, `SimIa`, `SimEndpoint`, `SimPsp`) and fills
+ * its model, parameters and the timing of its data path.
  *
  * @example
  * ```ts
@@ -39,3 +41,20 @@ export {
 } from './frame-decoder.js';
 export { concatBytes, constantTimeEqual, isU32, readU16, readU32, readU64, U64_MAX, writeU16, writeU32, writeU64 } from './bytes.js';
 export { defer } from './defer.js';
+export {
+  createSimProvider,
+  EvdWaits,
+  PER_IA_PARAMETER_NAMES,
+  SimConnectionRequest,
+  SimEndpoint,
+  SimFabric,
+  SimIa,
+  SimPsp,
+  type EvdRole,
+  type SimDataPath,
+  type SimIaPlace,
+  type SimParameters,
+  type SimProvider,
+  type SimProviderDefinition,
+  type SimProviderOptions,
+} from './sim/index.js';

@@ -1,12 +1,13 @@
-import { EpState } from '@dapl/core';
-import { ConnectionRequestBase, PspBase, type EvdQueue } from '@dapl/core/provider-kit';
-import type { CombufEndpoint } from './ep.js';
-import type { CombufIa } from './ia.js';
+import { EpState } from '../../dat/endpoint.js';
+import type { EvdQueue } from '../evd-queue.js';
+import { ConnectionRequestBase, PspBase } from '../psp-base.js';
+import type { SimEndpoint } from './sim-endpoint.js';
+import type { SimIa } from './sim-ia.js';
 
-/** A listener on a conn-qual  of one IA. */
-export class CombufPsp extends PspBase {
+/** A listener on a conn-qual of one simulated IA. */
+export class SimPsp extends PspBase {
   constructor(
-    override readonly ia: CombufIa,
+    override readonly ia: SimIa,
     connQual: number,
     evd: EvdQueue,
   ) {
@@ -19,16 +20,16 @@ export class CombufPsp extends PspBase {
 }
 
 /** A request from `client`; accepting wires the two endpoints together one set-up leg later. */
-export class CombufConnectionRequest extends ConnectionRequestBase<CombufEndpoint> {
+export class SimConnectionRequest extends ConnectionRequestBase<SimEndpoint> {
   constructor(
-    psp: CombufPsp,
-    private readonly client: CombufEndpoint,
+    psp: SimPsp,
+    private readonly client: SimEndpoint,
     privateData: Uint8Array,
   ) {
     super(psp, client.ia.address, privateData);
   }
 
-  protected doAccept(ep: CombufEndpoint, privateData: Uint8Array): void {
+  protected doAccept(ep: SimEndpoint, privateData: Uint8Array): void {
     this.later(ep.ia, () => {
       if (!this.client.awaitingAnswer()) {
         ep.peerVanished('the client gave up before the request was accepted');
@@ -49,7 +50,8 @@ export class CombufConnectionRequest extends ConnectionRequestBase<CombufEndpoin
     this.later(this.client.ia, () => this.client.rejected(privateData));
   }
 
-  private later(ia: CombufIa, action: () => void): void {
+  /** The answer travels one set-up leg from `ia`'s node (never before the kernel's now: accept may run outside the rank's time). */
+  private later(ia: SimIa, action: () => void): void {
     const fabric = ia.fabric;
     fabric.kernel.schedule(Math.max(ia.clock.nowNs, fabric.kernel.now) + fabric.params.cmDelayNs, action);
   }
