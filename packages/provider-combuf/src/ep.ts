@@ -16,7 +16,7 @@ export class CombufEndpoint extends SimEndpoint {
 
   constructor(...args: ConstructorParameters<typeof SimEndpoint>) {
     super(...args);
-    this.path = new CombufDataPath(this, (args[0] as CombufIa).fabric);
+    this.path = new CombufDataPath(this);
   }
 
   override get fabric(): CombufFabric {

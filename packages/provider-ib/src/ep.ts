@@ -15,7 +15,7 @@ export class IbEndpoint extends SimEndpoint {
 
   constructor(...args: ConstructorParameters<typeof SimEndpoint>) {
     super(...args);
-    this.path = new IbDataPath(this, (args[0] as IbIa).fabric);
+    this.path = new IbDataPath(this);
   }
 
   override get fabric(): IbFabric {

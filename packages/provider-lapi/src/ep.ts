@@ -16,7 +16,7 @@ export class LapiEndpoint extends SimEndpoint {
 
   constructor(...args: ConstructorParameters<typeof SimEndpoint>) {
     super(...args);
-    this.path = new LapiDataPath(this, (args[0] as LapiIa).fabric);
+    this.path = new LapiDataPath(this);
   }
 
   override get fabric(): LapiFabric {

@@ -9,5 +9,18 @@ export { PER_IA_PARAMETER_NAMES, type SimParameters } from './sim-parameters.js'
 export { SimFabric } from './sim-fabric.js';
 export { SimPsp, SimConnectionRequest } from './sim-psp.js';
 export { SimEndpoint, type SimDataPath } from './sim-endpoint.js';
+export {
+  deliverable,
+  DTO_SUCCESS,
+  initiatorDone,
+  resumeFlight,
+  SimDataPathBase,
+  type DtoOutcome,
+  type FlightPath,
+  type InitiatorDone,
+  type ReadResponse,
+  type SimFlight,
+  type TargetDone,
+} from './sim-data-path.js';
 export { SimIa, type SimIaPlace } from './sim-ia.js';
 export { createSimProvider, type SimProvider, type SimProviderDefinition, type SimProviderOptions } from './sim-provider.js';
