@@ -27,6 +27,9 @@ export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory
 export { checkIov, copyIov, gatherInto, IovWriter } from './iov.js';
 export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
 export { ConnectionRequestBase, PspBase } from './psp-base.js';
+export { ListenerTable } from './listener-table.js';
+export { BoundPsp } from './bound-psp.js';
+export { PairingConnectionRequest, type PairedEndpoint } from './pairing-connection-request.js';
 export { IaBase, effectiveCapabilities, type IaBaseInit } from './ia-base.js';
 export { resolveProviderParameters } from './parameters.js';
 export {
@@ -54,7 +57,6 @@ export {
   SimEndpoint,
   SimFabric,
   SimIa,
-  SimPsp,
   type DtoOutcome,
   type EvdRole,
   type FlightPath,
@@ -68,4 +70,5 @@ export {
   type SimProvider,
   type SimProviderDefinition,
   type SimProviderOptions,
+  type SimPsp,
 } from './sim/index.js';

@@ -7,7 +7,7 @@
 export { EvdWaits, type EvdRole } from './evd-waits.js';
 export { PER_IA_PARAMETER_NAMES, type SimParameters } from './sim-parameters.js';
 export { SimFabric } from './sim-fabric.js';
-export { SimPsp, SimConnectionRequest } from './sim-psp.js';
+export { SimConnectionRequest, type SimPsp } from './sim-psp.js';
 export { SimEndpoint, type SimDataPath } from './sim-endpoint.js';
 export {
   deliverable,

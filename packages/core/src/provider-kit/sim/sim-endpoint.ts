@@ -51,7 +51,7 @@ export abstract class SimEndpoint extends EndpointBase {
       if (!this.pendingConnect) return;
       const target = this.fabric.ia(address);
       if (target === undefined) return this.fail('connection-unreachable', `no IA at ${address}`);
-      const psp = this.fabric.listener(address, connQual);
+      const psp = this.fabric.listeners.get(address, connQual);
       if (psp === undefined || psp.freed) return this.fail('connection-non-peer-rejected', `nothing listens at ${address} conn-qual ${connQual}`);
       // A request with the wrong job key is dropped before any CR event: the client times out.
       if (!this.ia.sameJobAs(psp.ia)) return;

@@ -2,9 +2,9 @@ import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { ParameterSpec } from '../../dat/provider.js';
 import type { SimKernel } from '../../sim/sim-kernel.js';
+import { ListenerTable } from '../listener-table.js';
 import { PER_IA_PARAMETER_NAMES, type SimParameters } from './sim-parameters.js';
 import type { SimIa } from './sim-ia.js';
-import type { SimPsp } from './sim-psp.js';
 
 /**
  * The bookkeeping every simulated fabric shares: the kernel, the parameters all its IAs agree on,
@@ -16,7 +16,7 @@ export class SimFabric<P extends SimParameters = SimParameters> {
   private readonly fabricParameterNames: readonly string[];
   private readonly usedNodes = new Set<number>();
   private readonly ias = new Map<string, SimIa>();
-  private readonly listeners = new Map<string, SimPsp>();
+  readonly listeners = new ListenerTable<SimIa>();
 
   constructor(
     readonly kernel: SimKernel,
@@ -63,21 +63,5 @@ export class SimFabric<P extends SimParameters = SimParameters> {
 
   ia(address: string): SimIa | undefined {
     return this.ias.get(address);
-  }
-
-  listener(address: string, connQual: number): SimPsp | undefined {
-    return this.listeners.get(`${address}#${connQual}`);
-  }
-
-  bind(psp: SimPsp): boolean {
-    const key = `${psp.ia.address}#${psp.connQual}`;
-    if (this.listeners.has(key)) return false;
-    this.listeners.set(key, psp);
-    return true;
-  }
-
-  unbind(psp: SimPsp): void {
-    const key = `${psp.ia.address}#${psp.connQual}`;
-    if (this.listeners.get(key) === psp) this.listeners.delete(key);
   }
 }

@@ -1,6 +1,4 @@
 import { timingSafeEqual } from 'node:crypto';
-import { DatError } from '../../dat/errors.js';
-import { DatStatus } from '../../dat/status.js';
 import type { EndpointAttributes } from '../../dat/endpoint.js';
 import type { EvdOptions } from '../../dat/evd.js';
 import type { SimClock } from '../../sim/sim-clock.js';
@@ -12,7 +10,6 @@ import type { PspBase } from '../psp-base.js';
 import { EvdWaits } from './evd-waits.js';
 import type { SimEndpoint } from './sim-endpoint.js';
 import type { SimFabric } from './sim-fabric.js';
-import { SimPsp } from './sim-psp.js';
 
 const FIRST_ANY_CONN_QUAL = 1024;
 
@@ -68,19 +65,7 @@ export abstract class SimIa extends IaBase {
 
   protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
     this.evdWaits?.addRole(evd, 'connection-request');
-    if (connQual === undefined) {
-      for (;;) {
-        const psp = new SimPsp(this, this.nextAnyConnQual++, evd);
-        if (this.fabric.bind(psp)) return psp;
-        evd.release();
-      }
-    }
-    const psp = new SimPsp(this, connQual, evd);
-    if (!this.fabric.bind(psp)) {
-      evd.release();
-      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
-    }
-    return psp;
+    return this.fabric.listeners.listen(this, connQual, evd, () => this.nextAnyConnQual++);
   }
 
   protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): SimEndpoint {
