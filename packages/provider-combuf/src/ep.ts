@@ -1,167 +1,29 @@
-import { EpState, type DatStatus, type DtoStatus } from '@dapl/core';
-import { EndpointBase, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
+import { SimEndpoint, type DtoRequest } from '@dapl/core/provider-kit';
 import type { CombufFabric } from './fabric.js';
 import type { CombufIa } from './ia.js';
 import { CombufDataPath } from './progress.js';
-import { CombufConnectionRequest } from './psp.js';
-
-type LossType = 'connection-disconnected' | 'connection-broken';
 
 /**
  * One end of a connection between two nodes' remote DMA areas. The kit owns argument checks,
- * queues and completions; connection set-up is a few modelled delays; posting charges the CPU
- * costs of the transfer (kick, TCW creation, send right: ia.ts) and the data path (progress.ts)
- * models each remote DMA's time.
+ * queues, completions and the modelled legs of connection set-up; posting charges the CPU costs
+ * of the transfer (kick, TCW creation, send right: ia.ts) and the data path (progress.ts) models
+ * each remote DMA's time.
  */
-export class CombufEndpoint extends EndpointBase {
+export class CombufEndpoint extends SimEndpoint {
   declare readonly ia: CombufIa;
-  /** The connected peer endpoint, while connected. */
-  peer: CombufEndpoint | undefined;
-  /** Bumped whenever this endpoint's connection ends or changes: events of an older one are dropped. */
-  gen = 0;
-  private pendingConnect = false;
-  private readonly path: CombufDataPath;
+  declare peer: CombufEndpoint | undefined;
+  protected readonly path: CombufDataPath;
 
-  constructor(...args: ConstructorParameters<typeof EndpointBase>) {
+  constructor(...args: ConstructorParameters<typeof SimEndpoint>) {
     super(...args);
-    this.path = new CombufDataPath(this, (args[0] as CombufIa).fabric);
+    this.path = new CombufDataPath(this);
   }
 
-  get fabric(): CombufFabric {
+  override get fabric(): CombufFabric {
     return this.ia.fabric;
   }
 
-  get node(): number {
-    return this.ia.node;
-  }
-
-  // ---- kit hooks ----------------------------------------------------------------------------
-
-  protected startConnect(address: string, connQual: number, privateData: Uint8Array): void {
-    this.pendingConnect = true;
-    this.later(() => {
-      if (!this.pendingConnect) return;
-      const target = this.fabric.ia(address);
-      if (target === undefined) return this.fail('connection-unreachable', `no IA at ${address}`);
-      const psp = this.fabric.listener(address, connQual);
-      if (psp === undefined || psp.freed) return this.fail('connection-non-peer-rejected', `nothing listens at ${address} conn-qual ${connQual}`);
-      // A request with the wrong job key is dropped before any CR event: the client times out.
-      if (!this.ia.sameJobAs(psp.ia)) return;
-      psp.raiseRequest(new CombufConnectionRequest(psp, this, privateData));
-    });
-  }
-
-  protected cancelConnect(): void {
-    this.pendingConnect = false;
-  }
-
-  protected startDisconnect(_abrupt: boolean): void {
-    const peer = this.detach();
-    this.later(() => {
-      this.connectionLost('connection-disconnected');
-      peer?.remoteClosed(this, 'connection-disconnected', 'the peer disconnected');
-    });
-  }
-
-  protected teardown(): void {
-    this.pendingConnect = false;
-    const peer = this.detach();
-    if (peer !== undefined) this.later(() => peer.remoteClosed(this, 'connection-disconnected', 'the peer freed its endpoint'));
-  }
-
-  protected submit(request: DtoRequest): void {
-    const clock = this.ia.clock;
-    clock.charge(this.ia.transferSetupNs(this, request));
-    this.path.submit(request, clock.nowNs);
-  }
-
-  protected override onRecvPosted(): void {
-    if (this.peer !== undefined && this.state === EpState.CONNECTED) this.peer.path.peerPostedRecv(this.ia.clock.nowNs);
-  }
-
-  // ---- the data path's view -----------------------------------------------------------------
-
-  peekRequest(): DtoRequest | undefined {
-    return this.requests.peek();
-  }
-
-  requestAt(index: number): DtoRequest | undefined {
-    return this.requests.at(index);
-  }
-
-  finishHead(status: DtoStatus, reason: DatStatus | undefined): void {
-    this.completeRequest(status, reason);
-  }
-
-  override takeRecv(): PostedRecv | undefined {
-    return super.takeRecv();
-  }
-
-  completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
-    this.completeRecv(recv, status, length);
-  }
-
-  immediateArrived(immediate: number, length: number): void {
-    this.raiseImmediate(immediate, length);
-  }
-
-  // ---- called by the CR, the peer and the IA ------------------------------------------------
-
-  awaitingAnswer(): boolean {
-    return this.pendingConnect && this.state === EpState.ACTIVE_CONNECTION_PENDING;
-  }
-
-  link(peer: CombufEndpoint): void {
-    this.gen++;
-    this.path.reset();
-    this.peer = peer;
-  }
-
-  linked(remoteAddress: string, privateData: Uint8Array | undefined): void {
-    this.pendingConnect = false;
-    this.established(remoteAddress, privateData);
-  }
-
-  rejected(privateData: Uint8Array): void {
-    if (!this.pendingConnect) return;
-    this.pendingConnect = false;
-    this.connectFailed('connection-peer-rejected', 'the peer rejected the connection request', privateData);
-  }
-
-  peerVanished(reason: string): void {
-    this.connectFailed('connection-unreachable', reason);
-  }
-
-  remoteClosed(from: CombufEndpoint, type: LossType, reason: string): void {
-    if (this.peer !== from) return; // a newer connection, or already closed
-    this.detach();
-    this.connectionLost(type, reason);
-  }
-
-  /** The IA is crashing: the peer sees a broken connection, this side sees nothing more. */
-  crash(): void {
-    this.pendingConnect = false;
-    const peer = this.detach();
-    if (peer !== undefined) this.later(() => peer.remoteClosed(this, 'connection-broken', 'the peer was lost'));
-  }
-
-  // ---- internals ----------------------------------------------------------------------------
-
-  /** Run `action` one connection set-up leg from now (this node's clock). */
-  private later(action: () => void): void {
-    this.fabric.kernel.schedule(this.ia.clock.nowNs + this.fabric.params.cmDelayNs, action);
-  }
-
-  private detach(): CombufEndpoint | undefined {
-    const peer = this.peer;
-    this.peer = undefined;
-    this.gen++;
-    this.path.reset();
-    return peer;
-  }
-
-  private fail(type: 'connection-unreachable' | 'connection-non-peer-rejected', reason: string): void {
-    this.pendingConnect = false;
-    this.connectFailed(type, reason);
+  protected postCostNs(request: DtoRequest): number {
+    return this.ia.transferSetupNs(this, request);
   }
 }

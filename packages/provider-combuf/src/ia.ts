@@ -1,14 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
-import { DatError, DatStatus, type EndpointAttributes, type EvdOptions, type SimClock } from '@dapl/core';
-import { IaBase, type DtoRequest, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import { DatError, DatStatus, type EndpointAttributes } from '@dapl/core';
+import { SimIa, type DtoRequest, type IaBaseInit, type KitEvds, type KitPz, type SimIaPlace } from '@dapl/core/provider-kit';
 import { CombufEndpoint } from './ep.js';
-import { EvdWaits } from './evd-waits.js';
 import { CombufHwCollectives, type HwCaller } from './hw-collectives.js';
 import type { CombufFabric } from './fabric.js';
-import { CombufPsp } from './psp.js';
 import { TcwCache } from './tcw-cache.js';
 
-const FIRST_ANY_CONN_QUAL = 1024;
 const ADDRESS = /^combuf:(0|[1-9][0-9]{0,4})$/;
 const COUNTERS = ['tcwCreated', 'tcwReused', 'sendRightsAcquired'] as const;
 
@@ -16,10 +12,8 @@ const COUNTERS = ['tcwCreated', 'tcwReused', 'sendRightsAcquired'] as const;
  * One SR8000 node's NIA: node `node`, address `combuf:<node>`. It keeps the node's TCWs (an LRU
  * cache) and the send rights it holds, and says what each transfer costs the posting CPU.
  */
-export class CombufIa extends IaBase {
-  private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
-  /** Declares this IA's EVD waits to the kernel when it belongs to a rank of `kernel.run`. */
-  private readonly evdWaits: EvdWaits | undefined;
+export class CombufIa extends SimIa {
+  declare readonly fabric: CombufFabric;
   private readonly tcws: TcwCache;
   /** Nodes this node holds a send right to (`combuf_get_sendright`, 001:280). */
   private readonly sendRights = new Set<number>();
@@ -27,16 +21,8 @@ export class CombufIa extends IaBase {
   private readonly ids = new WeakMap<object, number>();
   private nextId = 1;
 
-  constructor(
-    init: IaBaseInit,
-    readonly fabric: CombufFabric,
-    readonly node: number,
-    /** The virtual clock of the rank (or node) that owns this IA: posts and registrations charge it. */
-    readonly clock: SimClock,
-    private readonly jobKey: Uint8Array,
-    /** The rank of `kernel.run` that opened this IA (its runtime's clock is the kernel's); undefined when driven directly. */
-    readonly rank?: number,
-  ) {
+  constructor(init: IaBaseInit, place: SimIaPlace<CombufFabric>) {
+    const { fabric, node, clock, rank } = place;
     // The extension reads `closed` from this IA, which exists only after super().
     const opened: { ia?: CombufIa } = {};
     const caller: HwCaller = {
@@ -49,12 +35,10 @@ export class CombufIa extends IaBase {
         return opened.ia?.closed ?? false;
       },
     };
-    super({ ...init, extensions: { ...init.extensions, 'hw-collectives': new CombufHwCollectives(fabric, caller) } });
+    super({ ...init, extensions: { ...init.extensions, 'hw-collectives': new CombufHwCollectives(fabric, caller) } }, place);
     opened.ia = this;
-    this.evdWaits = rank === undefined ? undefined : new EvdWaits(fabric.kernel, rank, this.address);
     this.tcws = new TcwCache(fabric.params.tcwCacheSize);
     for (const name of COUNTERS) this.count(name, 0);
-    fabric.attach(this);
   }
 
   /**
@@ -99,51 +83,13 @@ export class CombufIa extends IaBase {
     return id;
   }
 
-  override createEvd(options?: EvdOptions): EvdQueue {
-    const evd = super.createEvd(options);
-    this.evdWaits?.declare(evd);
-    return evd;
-  }
-
-  sameJobAs(other: CombufIa): boolean {
-    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
-  }
-
   override validateAddress(address: string): void {
     if (!ADDRESS.test(address)) {
       throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like combuf:<node> (node 0..99999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
     }
   }
 
-  protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
-    this.evdWaits?.addRole(evd, 'connection-request');
-    if (connQual === undefined) {
-      for (;;) {
-        const psp = new CombufPsp(this, this.nextAnyConnQual++, evd);
-        if (this.fabric.bind(psp)) return psp;
-        evd.release();
-      }
-    }
-    const psp = new CombufPsp(this, connQual, evd);
-    if (!this.fabric.bind(psp)) {
-      evd.release();
-      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
-    }
-    return psp;
-  }
-
-  protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): CombufEndpoint {
-    if (this.evdWaits !== undefined) for (const role of ['recv', 'request', 'connect'] as const) this.evdWaits.addRole(evds[role], role);
+  protected createEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): CombufEndpoint {
     return new CombufEndpoint(this, pz, evds, attributes);
-  }
-
-  /** Vanish as a killed process would: peers see `connection-broken`, nothing here raises events. */
-  async crash(): Promise<void> {
-    for (const ep of this.liveEndpoints()) (ep as CombufEndpoint).crash();
-    await this.close();
-  }
-
-  protected async shutdown(): Promise<void> {
-    this.fabric.detach(this);
   }
 }

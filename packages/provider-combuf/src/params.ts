@@ -33,8 +33,6 @@ export interface CombufParameters extends CombufModel {
   readonly maxMessageSize: number;
 }
 
-/** Parameters that shape the shared fabric; every IA of one fabric must agree on them. */
-export const FABRIC_PARAMETER_NAMES: readonly string[] = COMBUF_PARAMETERS.map((p) => p.name).filter((n) => n !== 'connectTimeoutMs' && n !== 'maxMessageSize');
 
 export function resolveCombufParameters(raw: Readonly<Record<string, unknown>> | undefined): CombufParameters {
   return resolveProviderParameters('combuf', COMBUF_PARAMETERS, raw) as unknown as CombufParameters;

@@ -1,41 +1,13 @@
 import { DatStatus, DtoStatus, MemAccess } from '@dapl/core';
-import { copyIov, gatherInto, IovWriter, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
+import { copyIov, deliverable, DTO_SUCCESS, gatherInto, initiatorDone, IovWriter, resumeFlight, SimDataPathBase } from '@dapl/core/provider-kit';
+import type { DtoOutcome, ReadResponse, SimFlight, TargetDone } from '@dapl/core/provider-kit';
 import type { CombufEndpoint } from './ep.js';
 import type { CombufFabric } from './fabric.js';
 
 /** One transmission of a request on a connection (a re-send after a missing receive is a new flight). */
-interface Flight {
+interface Flight extends SimFlight<CombufEndpoint> {
   readonly path: CombufDataPath;
-  readonly req: DtoRequest;
-  readonly src: CombufEndpoint;
-  readonly dst: CombufEndpoint;
-  readonly srcGen: number;
-  readonly dstGen: number;
-  readonly epoch: number;
 }
-
-interface Outcome {
-  readonly status: DtoStatus;
-  readonly reason: DatStatus | undefined;
-}
-
-interface TargetDone {
-  readonly f: Flight;
-  readonly recv: PostedRecv | undefined;
-  readonly recvStatus: DtoStatus;
-}
-
-interface InitiatorDone {
-  readonly f: Flight;
-  readonly outcome: Outcome;
-}
-
-interface ReadResponse {
-  readonly f: Flight;
-  readonly bytes: Uint8Array;
-}
-
-const SUCCESS: Outcome = { status: DtoStatus.SUCCESS, reason: undefined };
 
 /**
  * The data path of one connection (the initiator side of every request posted on it). Every DAT
@@ -51,24 +23,11 @@ const SUCCESS: Outcome = { status: DtoStatus.SUCCESS, reason: undefined };
  * to the sender, as FMPL's receive header does, 001:223): everything posted after it is re-sent
  * once it goes, so that arrival order stays post order.
  */
-export class CombufDataPath {
-  /** Flights of older epochs are stale (a parked send sent everything after it back). */
-  private epoch = 0;
-  /** A send is parked: new requests are not issued until it goes out again. */
-  private blocked = false;
+export class CombufDataPath extends SimDataPathBase<CombufEndpoint, Flight> {
   private parked: Flight | undefined;
-  private readonly results = new Map<DtoRequest, Outcome>();
 
-  constructor(
-    private readonly ep: CombufEndpoint,
-    private readonly fabric: CombufFabric,
-  ) {}
-
-  /** A request was posted; `postedAt` is the poster's clock after its CPU costs. */
-  submit(req: DtoRequest, postedAt: number): void {
-    if (this.blocked) return; // resume() issues it
-    const f = this.flight(req);
-    if (f !== undefined) this.fabric.kernel.schedule(Math.max(postedAt, this.fabric.kernel.now), issue, f);
+  constructor(ep: CombufEndpoint) {
+    super(ep, issue);
   }
 
   /** The peer posted a receive at its clock `atNs`: a parked send goes once the news reaches this node. */
@@ -78,57 +37,26 @@ export class CombufDataPath {
     this.parked = undefined;
     const kernel = this.fabric.kernel;
     const notice = this.fabric.network.transfer(f.dst.node, f.src.node, 0, Math.max(atNs, kernel.now));
-    kernel.schedule(notice.arrivesAt, resume, f);
+    kernel.schedule(notice.arrivesAt, resumeFlight, f);
   }
 
-  /** The connection is gone: forget everything in flight (the kit flushes the queues). */
-  reset(): void {
-    this.epoch++;
-    this.blocked = false;
+  /** `postedAt` is the poster's clock after its CPU costs; a post outside the rank's time starts now. */
+  protected override issueAt(postedAt: number): number {
+    return Math.max(postedAt, this.fabric.kernel.now);
+  }
+
+  protected newFlight(core: SimFlight<CombufEndpoint>): Flight {
+    return { ...core, path: this };
+  }
+
+  protected forgetStall(): void {
     this.parked = undefined;
-    this.results.clear();
-  }
-
-  // ---- called from the events -------------------------------------------------------------
-
-  isCurrent(f: Flight): boolean {
-    return f.epoch === this.epoch && f.src.gen === f.srcGen;
-  }
-
-  /** Record a request's outcome; complete requests from the head while they have one (post order). */
-  finish(req: DtoRequest, outcome: Outcome): void {
-    this.results.set(req, outcome);
-    for (let head = this.ep.peekRequest(); head !== undefined; head = this.ep.peekRequest()) {
-      const done = this.results.get(head);
-      if (done === undefined) return;
-      this.results.delete(head);
-      this.ep.finishHead(done.status, done.reason);
-    }
   }
 
   /** `f`, a send, found no receive: park it and everything after it. */
   park(f: Flight): void {
-    this.epoch++;
-    this.blocked = true;
+    this.stall();
     this.parked = f;
-  }
-
-  /** Re-send the parked request and everything posted after it. */
-  resume(stalled: Flight): void {
-    this.blocked = false;
-    let i = 0;
-    for (let r = this.ep.requestAt(i); r !== undefined && r !== stalled.req; r = this.ep.requestAt(++i));
-    for (let r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) {
-      const f = this.flight(r);
-      if (f === undefined) return;
-      issue(f);
-    }
-  }
-
-  private flight(req: DtoRequest): Flight | undefined {
-    const dst = this.ep.peer;
-    if (dst === undefined) return undefined;
-    return { path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch };
   }
 }
 
@@ -146,10 +74,6 @@ function issue(f: Flight): void {
 /** CPU time to scatter `bytes` out of the contiguous remote DMA area into an iov of several segments. */
 function scatterNs(fabric: CombufFabric, segments: number, bytes: number): number {
   return segments > 1 ? bytes / fabric.params.hostCopyBytesPerNs : 0;
-}
-
-function deliverable(f: Flight): boolean {
-  return f.path.isCurrent(f) && f.dst.gen === f.dstGen;
 }
 
 function arrives(f: Flight): void {
@@ -176,24 +100,19 @@ function arrives(f: Flight): void {
   targetDone({ f, recv: undefined, recvStatus: DtoStatus.SUCCESS });
 }
 
-function targetDone(x: TargetDone): void {
+function targetDone(x: TargetDone<Flight>): void {
   const f = x.f;
   if (!deliverable(f)) return;
   if (x.recv !== undefined) f.dst.completeRecvAt(x.recv, x.recvStatus, x.recvStatus === DtoStatus.SUCCESS ? f.req.length : 0);
   if (x.recvStatus !== DtoStatus.SUCCESS) return; // the error notice went back at arrival
   if (f.req.op === 'rdma-write-immediate') f.dst.immediateArrived(f.req.immediate, f.req.length);
-  reply(f, SUCCESS);
+  reply(f, DTO_SUCCESS);
 }
 
 /** The target NIA's completion (or error) notice travels back to the initiator. */
-function reply(f: Flight, outcome: Outcome): void {
+function reply(f: Flight, outcome: DtoOutcome): void {
   const fabric = f.src.fabric;
   fabric.kernel.schedule(fabric.noticeArrivesAt(f.dst.node, f.src.node, fabric.kernel.now), initiatorDone, { f, outcome });
-}
-
-function initiatorDone(x: InitiatorDone): void {
-  if (x.f.src.gen !== x.f.srcGen) return;
-  x.f.path.finish(x.f.req, x.outcome);
 }
 
 function readRequestArrives(f: Flight): void {
@@ -209,15 +128,10 @@ function readRequestArrives(f: Flight): void {
   fabric.kernel.schedule(t.arrivesAt, readResponseArrives, { f, bytes });
 }
 
-function readResponseArrives(x: ReadResponse): void {
+function readResponseArrives(x: ReadResponse<Flight>): void {
   const f = x.f;
   if (f.src.gen !== f.srcGen) return;
   new IovWriter(f.req.iov).write(x.bytes);
   const fabric = f.src.fabric;
-  fabric.kernel.schedule(fabric.kernel.now + scatterNs(fabric, f.req.iov.length, f.req.length), initiatorDone, { f, outcome: SUCCESS });
-}
-
-function resume(f: Flight): void {
-  if (f.src.gen !== f.srcGen) return;
-  f.path.resume(f);
+  fabric.kernel.schedule(fabric.kernel.now + scatterNs(fabric, f.req.iov.length, f.req.length), initiatorDone, { f, outcome: DTO_SUCCESS });
 }

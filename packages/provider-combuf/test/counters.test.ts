@@ -1,28 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus, type RmrTriplet } from '@dapl/core';
+import { nextEvent, simPairRunner, type SimPairSide } from '@dapl/core/testing';
 import { createCombufProvider } from '../src/index.js';
-import { next, runPair, type SimSide } from './sim-pair.js';
+
+const runPair = simPairRunner(createCombufProvider);
 
 type Counts = { tcwCreated: number; tcwReused: number; sendRightsAcquired: number };
 
-function tcwCounts(side: SimSide): Counts {
+function tcwCounts(side: SimPairSide): Counts {
   const c = side.ia.counters();
   return { tcwCreated: c.tcwCreated, tcwReused: c.tcwReused, sendRightsAcquired: c.sendRightsAcquired };
 }
 
-async function succeeded(side: SimSide): Promise<void> {
-  const done = await next(side.request);
+async function succeeded(side: SimPairSide): Promise<void> {
+  const done = await nextEvent(side.request);
   expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
 }
 
 /** Rank 0 performs each step (and waits for it); returns rank 0's counters after each, and rank 1's at the end. */
-async function countersAfter(parameters: Record<string, unknown>, steps: readonly ((side: SimSide) => void)[]): Promise<{ client: Counts[]; server: Counts }> {
+async function countersAfter(parameters: Record<string, unknown>, steps: readonly ((side: SimPairSide) => void)[]): Promise<{ client: Counts[]; server: Counts }> {
   const client: Counts[] = [];
   let server: Counts | undefined;
   const result = await runPair(parameters, 64, async (side) => {
     if (side.rank === 1) {
       for (let i = 0; i < steps.length; i++) side.ep.postRecv([{ lmr: side.lmr, offset: 32, length: 32 }], `r${i}`);
-      await next(side.connect); // rank 0 disconnects when done
+      await nextEvent(side.connect); // rank 0 disconnects when done
       server = tcwCounts(side);
       return;
     }
@@ -33,20 +35,20 @@ async function countersAfter(parameters: Record<string, unknown>, steps: readonl
       client.push(tcwCounts(side));
     }
     side.ep.disconnect();
-    await next(side.connect);
+    await nextEvent(side.connect);
   });
   expect(result.outcome).toBe('completed');
   return { client, server: server! };
 }
 
-const write = (at: number, length = 8) => (side: SimSide): void => {
+const write = (at: number, length = 8) => (side: SimPairSide): void => {
   const remote: RmrTriplet = { ...side.remote, targetOffset: at, length };
   side.ep.postRdmaWrite([{ lmr: side.lmr, offset: 0, length }], 'w', remote);
 };
-const read = (at: number) => (side: SimSide): void => {
+const read = (at: number) => (side: SimPairSide): void => {
   side.ep.postRdmaRead([{ lmr: side.lmr, offset: 16, length: 8 }], 'r', { ...side.remote, targetOffset: at, length: 8 });
 };
-const send = (length: number) => (side: SimSide): void => {
+const send = (length: number) => (side: SimPairSide): void => {
   side.ep.postSend([{ lmr: side.lmr, offset: 0, length }], 's');
 };
 

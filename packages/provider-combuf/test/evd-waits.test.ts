@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { isSimDeadlockError, type SimDeadlockError } from '@dapl/core';
-import { next, runPair } from './sim-pair.js';
+import { nextEvent, simPairRunner } from '@dapl/core/testing';
+import { createCombufProvider } from '../src/index.js';
+
+const runPair = simPairRunner(createCombufProvider);
 
 describe('combuf EVD waits under kernel.run', () => {
   it("two ranks that both wait for a receive: the deadlock report names each rank's recv EVD", async () => {
     let error: unknown;
     try {
       await runPair({}, 64, async (side) => {
-        await next(side.recv);
+        await nextEvent(side.recv);
       });
     } catch (e) {
       error = e;

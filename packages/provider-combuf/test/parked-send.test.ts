@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus } from '@dapl/core';
-import { COMBUF_MODEL, nicOverheadNs } from '../src/index.js';
+import { nextEvent, simPairRunner } from '@dapl/core/testing';
+import { COMBUF_MODEL, createCombufProvider, nicOverheadNs } from '../src/index.js';
 import { resolveCombufParameters } from '../src/params.js';
-import { next, runPair } from './sim-pair.js';
+
+const runPair = simPairRunner(createCombufProvider);
 
 const M = COMBUF_MODEL;
 const LATE = 50_000;
@@ -24,7 +26,7 @@ describe('combuf send before the receive', () => {
         side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 8 }], 's');
         side.ep.postRdmaWrite([{ lmr: side.lmr, offset: 0, length: 4 }], 'w', { ...side.remote, targetOffset: 48, length: 4 }, { immediate: 7 });
         for (const cookie of ['s', 'w']) {
-          const done = await next(side.request);
+          const done = await nextEvent(side.request);
           expect(done.type === 'dto-completion' && [done.cookie, done.status]).toEqual([cookie, DtoStatus.SUCCESS]);
         }
         return;
@@ -33,7 +35,7 @@ describe('combuf send before the receive', () => {
       postedAt = side.clock.nowNs;
       side.ep.postRecv([{ lmr: side.lmr, offset: 16, length: 16 }], 'r');
       for (let i = 0; i < 2; i++) {
-        const ev = await next(side.recv);
+        const ev = await nextEvent(side.recv);
         if (ev.type !== 'dto-completion') throw new Error(`unexpected ${ev.type}`);
         events.push(ev.op);
         if (ev.op === 'recv') recvAt = side.clock.nowNs;

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus, type RmrTriplet } from '@dapl/core';
-import { COMBUF_MODEL, LATENCY_REFERENCE_BYTES } from '../src/index.js';
-import { next, runPair, type SimSide } from './sim-pair.js';
+import { nextEvent, simPairRunner, type SimPairSide } from '@dapl/core/testing';
+import { COMBUF_MODEL, createCombufProvider, LATENCY_REFERENCE_BYTES } from '../src/index.js';
+
+const runPair = simPairRunner(createCombufProvider);
 
 const M = COMBUF_MODEL;
 
@@ -21,14 +23,14 @@ function expectedOneWay(bytes: number, setupNs = 0): number {
 }
 
 /** Next event of `side.recv`, which must be the recv-immediate `immediate`; returns the rank's time then. */
-async function expectImmediate(side: SimSide, immediate: number): Promise<number> {
-  const ev = await next(side.recv);
+async function expectImmediate(side: SimPairSide, immediate: number): Promise<number> {
+  const ev = await nextEvent(side.recv);
   if (ev.type !== 'dto-completion' || ev.op !== 'recv-immediate' || ev.immediate !== immediate) throw new Error(`rank ${side.rank}: unexpected ${JSON.stringify({ ...ev, ep: undefined })}`);
   return side.clock.nowNs;
 }
 
-async function expectSuccess(side: SimSide): Promise<void> {
-  const done = await next(side.request);
+async function expectSuccess(side: SimPairSide): Promise<void> {
+  const done = await nextEvent(side.request);
   expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
 }
 

@@ -1,44 +1,13 @@
-import { timingSafeEqual } from 'node:crypto';
-import { DatError, DatStatus, type EndpointAttributes, type EvdOptions, type SimClock } from '@dapl/core';
-import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import { DatError, DatStatus, type EndpointAttributes } from '@dapl/core';
+import { SimIa, type KitEvds, type KitPz } from '@dapl/core/provider-kit';
 import { IbEndpoint } from './ep.js';
-import { EvdWaits } from './evd-waits.js';
 import type { IbFabric } from './fabric.js';
-import { IbPsp } from './psp.js';
 
-const FIRST_ANY_CONN_QUAL = 1024;
 const ADDRESS = /^ib:[1-9][0-9]{0,4}$/;
 
 /** One HCA port of the simulated subnet: node `node`, LID node + 1, address `ib:<lid>`. */
-export class IbIa extends IaBase {
-  private nextAnyConnQual = FIRST_ANY_CONN_QUAL;
-  /** Declares this IA's EVD waits to the kernel when it belongs to a rank of `kernel.run`. */
-  private readonly evdWaits: EvdWaits | undefined;
-
-  constructor(
-    init: IaBaseInit,
-    readonly fabric: IbFabric,
-    readonly node: number,
-    /** The virtual clock of the rank (or node) that owns this IA: posts and registrations charge it. */
-    readonly clock: SimClock,
-    private readonly jobKey: Uint8Array,
-    /** The rank of `kernel.run` that opened this IA (its runtime's clock is the kernel's); undefined when driven directly. */
-    readonly rank?: number,
-  ) {
-    super(init);
-    this.evdWaits = rank === undefined ? undefined : new EvdWaits(fabric.kernel, rank, this.address);
-    fabric.attach(this);
-  }
-
-  override createEvd(options?: EvdOptions): EvdQueue {
-    const evd = super.createEvd(options);
-    this.evdWaits?.declare(evd);
-    return evd;
-  }
-
-  sameJobAs(other: IbIa): boolean {
-    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
-  }
+export class IbIa extends SimIa {
+  declare readonly fabric: IbFabric;
 
   override validateAddress(address: string): void {
     if (!ADDRESS.test(address)) {
@@ -52,35 +21,7 @@ export class IbIa extends IaBase {
     this.clock.charge(p.registerRegionNs + Math.ceil(bytes / p.pageBytes) * p.registerPageNs);
   }
 
-  protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
-    this.evdWaits?.addRole(evd, 'connection-request');
-    if (connQual === undefined) {
-      for (;;) {
-        const psp = new IbPsp(this, this.nextAnyConnQual++, evd);
-        if (this.fabric.bind(psp)) return psp;
-        evd.release();
-      }
-    }
-    const psp = new IbPsp(this, connQual, evd);
-    if (!this.fabric.bind(psp)) {
-      evd.release();
-      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
-    }
-    return psp;
-  }
-
-  protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): IbEndpoint {
-    if (this.evdWaits !== undefined) for (const role of ['recv', 'request', 'connect'] as const) this.evdWaits.addRole(evds[role], role);
+  protected createEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): IbEndpoint {
     return new IbEndpoint(this, pz, evds, attributes);
-  }
-
-  /** Vanish as a killed process would: peers see `connection-broken`, nothing here raises events. */
-  async crash(): Promise<void> {
-    for (const ep of this.liveEndpoints()) (ep as IbEndpoint).crash();
-    await this.close();
-  }
-
-  protected async shutdown(): Promise<void> {
-    this.fabric.detach(this);
   }
 }

@@ -38,8 +38,6 @@ export interface IbParameters extends IbModel {
   readonly maxMessageSize: number;
 }
 
-/** Parameters that shape the shared fabric; every IA of one fabric must agree on them. */
-export const FABRIC_PARAMETER_NAMES: readonly string[] = IB_PARAMETERS.map((p) => p.name).filter((n) => n !== 'connectTimeoutMs' && n !== 'maxMessageSize');
 
 export function resolveIbParameters(raw: Readonly<Record<string, unknown>> | undefined): IbParameters {
   return resolveProviderParameters('ib', IB_PARAMETERS, raw) as unknown as IbParameters;

@@ -1,5 +1,6 @@
 import { DatStatus, DtoStatus, MemAccess } from '@dapl/core';
-import { copyIov, gatherInto, IovWriter, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
+import { copyIov, deliverable, DTO_SUCCESS, gatherInto, initiatorDone, IovWriter, resumeFlight, SimDataPathBase } from '@dapl/core/provider-kit';
+import type { DtoOutcome, ReadResponse, SimFlight, TargetDone } from '@dapl/core/provider-kit';
 import type { IbEndpoint } from './ep.js';
 import type { IbFabric } from './fabric.js';
 
@@ -7,40 +8,11 @@ import type { IbFabric } from './fabric.js';
 export const RNR_RETRY_FOREVER = 7;
 
 /** One transmission of a request on a queue pair (a retry is a new flight). */
-interface Flight {
+interface Flight extends SimFlight<IbEndpoint> {
   readonly path: IbDataPath;
-  readonly req: DtoRequest;
-  readonly src: IbEndpoint;
-  readonly dst: IbEndpoint;
-  readonly srcGen: number;
-  readonly dstGen: number;
-  readonly epoch: number;
   /** RNR retries already spent on this request. */
   readonly retriesUsed: number;
 }
-
-interface Outcome {
-  readonly status: DtoStatus;
-  readonly reason: DatStatus | undefined;
-}
-
-interface TargetDone {
-  readonly f: Flight;
-  readonly recv: PostedRecv | undefined;
-  readonly recvStatus: DtoStatus;
-}
-
-interface InitiatorDone {
-  readonly f: Flight;
-  readonly outcome: Outcome;
-}
-
-interface ReadResponse {
-  readonly f: Flight;
-  readonly bytes: Uint8Array;
-}
-
-const SUCCESS: Outcome = { status: DtoStatus.SUCCESS, reason: undefined };
 
 /**
  * The data path of one RC queue pair (the initiator side of every request posted on it): each
@@ -56,24 +28,11 @@ const SUCCESS: Outcome = { status: DtoStatus.SUCCESS, reason: undefined };
  * Retries happen at arrival + k·rnrTimer; rather than simulating each, the path waits for the
  * peer's next receive and re-sends at the first retry time after it, or gives up at the last one.
  */
-export class IbDataPath {
-  /** Flights of older epochs are stale (an RNR sent everything after the stalled send back). */
-  private epoch = 0;
-  /** An RNR is outstanding: new requests are not issued until the stalled send goes out again. */
-  private blocked = false;
+export class IbDataPath extends SimDataPathBase<IbEndpoint, Flight> {
   private rnr: { f: Flight; since: number; giveUp: number } | undefined;
-  private readonly results = new Map<DtoRequest, Outcome>();
 
-  constructor(
-    private readonly ep: IbEndpoint,
-    private readonly fabric: IbFabric,
-  ) {}
-
-  /** A request was posted; `postedAt` is the poster's clock after the post overhead. */
-  submit(req: DtoRequest, postedAt: number): void {
-    if (this.blocked) return; // resume() issues it
-    const f = this.flight(req, 0);
-    if (f !== undefined) this.fabric.kernel.schedule(postedAt, issue, f);
+  constructor(ep: IbEndpoint) {
+    super(ep, issue);
   }
 
   /** The peer posted a receive at its clock `atNs`: a send held by RNR is re-sent at the next retry time. */
@@ -84,38 +43,23 @@ export class IbDataPath {
     if (rnr.giveUp !== 0) this.fabric.kernel.cancel(rnr.giveUp);
     const timer = this.fabric.params.rnrTimerNs;
     const k = Math.max(1, Math.ceil((atNs - rnr.since) / timer));
-    this.fabric.kernel.schedule(rnr.since + k * timer, resume, { path: this, f: rnr.f, retries: rnr.f.retriesUsed + k });
+    // The re-sent request has spent k more retries by then.
+    this.fabric.kernel.schedule(rnr.since + k * timer, resumeFlight, { ...rnr.f, retriesUsed: rnr.f.retriesUsed + k });
   }
 
-  /** The connection is gone: forget everything in flight (the kit flushes the queues). */
-  reset(): void {
-    this.epoch++;
-    this.blocked = false;
+  protected newFlight(core: SimFlight<IbEndpoint>, resent: Flight | undefined): Flight {
+    return { ...core, path: this, retriesUsed: resent?.retriesUsed ?? 0 };
+  }
+
+  protected forgetStall(): void {
     if (this.rnr !== undefined && this.rnr.giveUp !== 0) this.fabric.kernel.cancel(this.rnr.giveUp);
     this.rnr = undefined;
-    this.results.clear();
   }
 
   // ---- called from the events -------------------------------------------------------------
 
-  isCurrent(f: Flight): boolean {
-    return f.epoch === this.epoch && f.src.gen === f.srcGen;
-  }
-
-  /** Record a request's outcome; complete requests from the head while they have one (post order). */
-  finish(req: DtoRequest, outcome: Outcome): void {
-    this.results.set(req, outcome);
-    for (let head = this.ep.peekRequest(); head !== undefined; head = this.ep.peekRequest()) {
-      const done = this.results.get(head);
-      if (done === undefined) return;
-      this.results.delete(head);
-      this.ep.finishHead(done.status, done.reason);
-    }
-  }
-
   onRnr(f: Flight, atNs: number): void {
-    this.epoch++;
-    this.blocked = true;
+    this.stall();
     const { rnrRetries, rnrTimerNs } = this.fabric.params;
     if (rnrRetries === RNR_RETRY_FOREVER) {
       this.rnr = { f, since: atNs, giveUp: 0 };
@@ -133,25 +77,8 @@ export class IbDataPath {
     this.rnr = undefined;
     this.finish(f.req, { status: DtoStatus.RECEIVER_NOT_READY, reason: undefined });
     // As an RC QP goes to the error state: both ends see the connection break.
-    this.ep.breakConnection(`the peer posted no receive within ${this.fabric.params.rnrRetries} RNR retries`);
-  }
-
-  /** Re-send the stalled request and everything posted after it. */
-  resume(stalled: Flight, retries: number): void {
-    this.blocked = false;
-    let i = 0;
-    for (let r = this.ep.requestAt(i); r !== undefined && r !== stalled.req; r = this.ep.requestAt(++i));
-    for (let r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) {
-      const f = this.flight(r, r === stalled.req ? retries : 0);
-      if (f === undefined) return;
-      issue(f);
-    }
-  }
-
-  private flight(req: DtoRequest, retriesUsed: number): Flight | undefined {
-    const dst = this.ep.peer;
-    if (dst === undefined) return undefined;
-    return { path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch, retriesUsed };
+    const reason = `the peer posted no receive within ${this.fabric.params.rnrRetries} RNR retries`;
+    this.ep.breakConnection(reason, `the peer's queue pair failed: ${reason}`);
   }
 }
 
@@ -181,10 +108,6 @@ function payloadReady(fabric: IbFabric, node: number, bytes: number, now: number
   const dma = fabric.dmaRead(node, bytes, now);
   // The wire must not overtake the bus: the last byte leaves no earlier than it was read.
   return Math.max(dma.firstAt, dma.doneAt - fabric.network.serializationNs(bytes));
-}
-
-function deliverable(f: Flight): boolean {
-  return f.path.isCurrent(f) && f.dst.gen === f.dstGen;
 }
 
 function arrives(f: Flight): void {
@@ -232,7 +155,7 @@ function receiveWqeIn(fabric: IbFabric, bytes: number, arrivedAt: number): numbe
   return Math.max(arrivedAt, firstPacketIn + p.pciReadLatencyNs + p.wqeBytes / p.pciBytesPerNs);
 }
 
-function targetDone(x: TargetDone): void {
+function targetDone(x: TargetDone<Flight>): void {
   const f = x.f;
   if (!deliverable(f)) return;
   const fabric = f.src.fabric;
@@ -240,18 +163,13 @@ function targetDone(x: TargetDone): void {
   if (x.recvStatus !== DtoStatus.SUCCESS) return; // the NAK went back at arrival
   if (f.req.op === 'rdma-write-immediate') f.dst.immediateArrived(f.req.immediate, f.req.length);
   const ack = fabric.network.transfer(f.dst.node, f.src.node, 0, fabric.kernel.now);
-  fabric.kernel.schedule(ack.arrivesAt + fabric.params.pciWriteLatencyNs, initiatorDone, { f, outcome: SUCCESS });
+  fabric.kernel.schedule(ack.arrivesAt + fabric.params.pciWriteLatencyNs, initiatorDone, { f, outcome: DTO_SUCCESS });
 }
 
-function nak(f: Flight, outcome: Outcome): void {
+function nak(f: Flight, outcome: DtoOutcome): void {
   const fabric = f.src.fabric;
   const back = fabric.network.transfer(f.dst.node, f.src.node, 0, fabric.kernel.now);
   fabric.kernel.schedule(back.arrivesAt + fabric.params.pciWriteLatencyNs, initiatorDone, { f, outcome });
-}
-
-function initiatorDone(x: InitiatorDone): void {
-  if (x.f.src.gen !== x.f.srcGen) return;
-  x.f.path.finish(x.f.req, x.outcome);
 }
 
 function readRequestArrives(f: Flight): void {
@@ -270,17 +188,12 @@ function readRequestArrives(f: Flight): void {
   fabric.kernel.schedule(t.arrivesAt, readResponseArrives, { f, bytes });
 }
 
-function readResponseArrives(x: ReadResponse): void {
+function readResponseArrives(x: ReadResponse<Flight>): void {
   const f = x.f;
   if (f.src.gen !== f.srcGen) return;
   new IovWriter(f.req.iov).write(x.bytes);
   const fabric = f.src.fabric;
-  fabric.kernel.schedule(fabric.dmaWrite(f.src.node, f.req.length, fabric.kernel.now), initiatorDone, { f, outcome: SUCCESS });
-}
-
-function resume(x: { path: IbDataPath; f: Flight; retries: number }): void {
-  if (x.f.src.gen !== x.f.srcGen) return;
-  x.path.resume(x.f, x.retries);
+  fabric.kernel.schedule(fabric.dmaWrite(f.src.node, f.req.length, fabric.kernel.now), initiatorDone, { f, outcome: DTO_SUCCESS });
 }
 
 function giveUp(f: Flight): void {

@@ -1,104 +1,34 @@
-import { randomBytes } from 'node:crypto';
-import { pino } from 'pino';
-import {
-  DAT_PROVIDER_API_VERSION,
-  DAT_PROVIDER_BRAND,
-  DatError,
-  DatStatus,
-  MIN_JOB_KEY_BYTES,
-  SimKernel,
-  type DatProvider,
-  type IaOptions,
-  type Runtime,
-  type SimClock,
-  type SimulatedProvider,
-} from '@dapl/core';
-import { effectiveCapabilities } from '@dapl/core/provider-kit';
+import { createSimProvider, type SimProvider, type SimProviderOptions } from '@dapl/core/provider-kit';
 import { IB_CAPABILITIES, ibLimits } from './attr.js';
 import { IbFabric } from './fabric.js';
 import { IbIa } from './ia.js';
 import { IB_PARAMETERS, resolveIbParameters } from './params.js';
 
-export interface IbProviderOptions {
-  /** Provider name (logs, `query().provider`). Default `ib`. */
-  readonly name?: string;
-  /** The kernel to run on (e.g. the one `dapl run` drives); default: a kernel of this provider's own. */
-  readonly kernel?: SimKernel;
-  /** Parameters every IA of this provider starts from (an IA's own `options.parameters` override them). */
-  readonly parameters?: Readonly<Record<string, unknown>>;
-}
+/** Options of `createIbProvider` (default name `ib`). */
+export type IbProviderOptions = SimProviderOptions;
 
 /** A simulated provider (`isSimulatedProvider`): `dapl run` runs its jobs' ranks under `kernel`. */
-export interface IbProvider extends DatProvider, SimulatedProvider {
-  /** The kernel this provider's fabric runs on. */
-  readonly kernel: SimKernel;
-}
-
-function jobKeyFrom(options: IaOptions, fallback: Uint8Array): Uint8Array {
-  if (options.jobKey === undefined) return fallback;
-  if (!(options.jobKey instanceof Uint8Array) || options.jobKey.length < MIN_JOB_KEY_BYTES) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `options.jobKey must be a Uint8Array of at least ${MIN_JOB_KEY_BYTES} bytes`, { argument: 'options.jobKey' });
-  }
-  return options.jobKey;
-}
-
-/** The runtime's clock when it is a clock of `kernel` (a rank of its run), else undefined. */
-function rankClock(kernel: SimKernel, runtime: Runtime | undefined): SimClock | undefined {
-  if (runtime === undefined || !Number.isSafeInteger(runtime.rank) || runtime.rank < 0) return undefined;
-  try {
-    const clock = kernel.clock(runtime.rank);
-    return clock === runtime.clock ? clock : undefined;
-  } catch {
-    return undefined; // a rank outside the kernel's run
-  }
-}
+export type IbProvider = SimProvider;
 
 /**
  * A simulated InfiniBand subnet: every IA opened from the returned object is a node of one fabric
  * (kernel, network model, PCI-X buses). Bytes really move; time is modelled (model.ts).
  */
 export function createIbProvider(options: IbProviderOptions = {}): IbProvider {
-  const kernel = options.kernel ?? new SimKernel();
-  const defaultKey = randomBytes(32);
-  let fabric: IbFabric | undefined;
-  const provider: IbProvider = {
-    [DAT_PROVIDER_BRAND]: true,
-    name: options.name ?? 'ib',
-    apiVersion: DAT_PROVIDER_API_VERSION,
-    description: 'simulated InfiniBand RC queue pairs (uDAPL over VAPI, MT23108 on PCI-X, 4X links) under the virtual-time kernel',
-    capabilities: IB_CAPABILITIES,
-    parameters: IB_PARAMETERS,
-    kernel,
-    async openIa(iaOptions: IaOptions = {}, runtime?: Runtime) {
-      const params = resolveIbParameters({ ...options.parameters, ...iaOptions.parameters });
-      if (fabric === undefined) fabric = new IbFabric(kernel, params);
-      else fabric.checkSameModel(params);
-      const jobKey = jobKeyFrom(iaOptions, defaultKey);
-      const clock = rankClock(kernel, runtime);
-      // A rank's IA is node `rank` when that is free: addresses then do not depend on which rank loaded first.
-      const node = fabric.allocateNode(clock === undefined ? undefined : runtime?.rank);
-      const address = `ib:${node + 1}`;
-      const logger = iaOptions.logger ?? pino({ level: 'silent' });
-      return new IbIa(
-        {
-          provider,
-          name: iaOptions.name ?? `${provider.name}${node}`,
-          address,
-          limits: ibLimits(params),
-          capabilities: effectiveCapabilities(IB_CAPABILITIES.dto, iaOptions.capabilities),
-          parameters: params as unknown as Record<string, unknown>,
-          logger: logger.child({ component: `${provider.name}:Ia` }),
-          defaultConnectTimeoutMs: params.connectTimeoutMs,
-        },
-        fabric,
-        node,
-        clock ?? kernel.clock(node),
-        jobKey,
-        clock === undefined ? undefined : runtime?.rank,
-      );
+  return createSimProvider(
+    {
+      name: 'ib',
+      description: 'simulated InfiniBand RC queue pairs (uDAPL over VAPI, MT23108 on PCI-X, 4X links) under the virtual-time kernel',
+      capabilities: IB_CAPABILITIES,
+      parameters: IB_PARAMETERS,
+      resolveParameters: resolveIbParameters,
+      createFabric: (kernel, params) => new IbFabric(kernel, params),
+      limits: ibLimits,
+      address: (node) => `ib:${node + 1}`,
+      openIa: (init, place) => new IbIa(init, place),
     },
-  };
-  return provider;
+    options,
+  );
 }
 
 /** The default ib provider (one fabric on its own kernel). */

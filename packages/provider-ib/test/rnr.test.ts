@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus, EpState } from '@dapl/core';
-import { next, runPair } from './sim-pair.js';
+import { nextEvent, simPairRunner } from '@dapl/core/testing';
+import { createIbProvider } from '../src/index.js';
+
+const runPair = simPairRunner(createIbProvider);
 
 const TIMER = 1_000;
 const FINITE = { rnrRetries: 2, rnrTimerNs: TIMER };
@@ -13,16 +16,16 @@ describe('ib receiver-not-ready', () => {
         side.ep.postRecv([{ lmr: side.lmr, offset: 32, length: 16 }], 'r0');
         side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 16 }], 's0');
         side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 16 }], 's1');
-        const first = await next(side.request);
+        const first = await nextEvent(side.request);
         expect(first.type === 'dto-completion' && [first.cookie, first.status]).toEqual(['s0', DtoStatus.RECEIVER_NOT_READY]);
         // Not before the retry budget: two RNR timer periods after the first attempt.
         expect(side.clock.nowNs).toBeGreaterThan(2 * TIMER);
-        const second = await next(side.request);
+        const second = await nextEvent(side.request);
         expect(second.type === 'dto-completion' && [second.cookie, second.status]).toEqual(['s1', DtoStatus.FLUSHED]);
-        const flushedRecv = await next(side.recv);
+        const flushedRecv = await nextEvent(side.recv);
         expect(flushedRecv.type === 'dto-completion' && [flushedRecv.cookie, flushedRecv.status]).toEqual(['r0', DtoStatus.FLUSHED]);
       }
-      const lost = await next(side.connect);
+      const lost = await nextEvent(side.connect);
       seen.push(`${side.rank}:${lost.type}`);
       expect(side.ep.state).toBe(EpState.DISCONNECTED);
     });
@@ -37,14 +40,14 @@ describe('ib receiver-not-ready', () => {
       if (side.rank === 0) {
         side.buf.set([9, 8, 7, 6], 0);
         side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 4 }], 's0');
-        const done = await next(side.request);
+        const done = await nextEvent(side.request);
         expect(done.type === 'dto-completion' && [done.cookie, done.status]).toEqual(['s0', DtoStatus.SUCCESS]);
         sentAt = side.clock.nowNs;
       } else {
         // Past the first retry, well within the second.
         await side.kernel.sleep(1, 1.5 * TIMER);
         side.ep.postRecv([{ lmr: side.lmr, offset: 0, length: 16 }], 'r0');
-        const got = await next(side.recv);
+        const got = await nextEvent(side.recv);
         expect(got.type === 'dto-completion' && [got.cookie, got.status, got.transferredLength]).toEqual(['r0', DtoStatus.SUCCESS, 4]);
         expect(Array.from(side.buf.subarray(0, 4))).toEqual([9, 8, 7, 6]);
         arrivedAt = side.clock.nowNs;

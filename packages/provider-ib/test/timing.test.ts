@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus } from '@dapl/core';
-import { IB_MODEL } from '../src/index.js';
-import { next, runPair, type SimSide } from './sim-pair.js';
+import { nextEvent, simPairRunner, type SimPairSide } from '@dapl/core/testing';
+import { createIbProvider, IB_MODEL } from '../src/index.js';
+
+const runPair = simPairRunner(createIbProvider);
 
 const M = IB_MODEL;
 
@@ -22,8 +24,8 @@ function expectedOneWay(bytes: number): number {
   return M.postOverheadNs + wqeFetch + dmaRead + M.hcaSendOverheadNs + wire + M.linkLatencyNs + M.switchHopNs + M.hcaRecvOverheadNs + targetSide + M.pciWriteLatencyNs;
 }
 
-async function expectImmediate(side: SimSide, immediate: number): Promise<number> {
-  const ev = await next(side.recv);
+async function expectImmediate(side: SimPairSide, immediate: number): Promise<number> {
+  const ev = await nextEvent(side.recv);
   if (ev.type !== 'dto-completion' || ev.op !== 'recv-immediate' || ev.immediate !== immediate) throw new Error(`rank ${side.rank}: unexpected ${JSON.stringify({ ...ev, ep: undefined })}`);
   return side.clock.nowNs;
 }
@@ -45,7 +47,7 @@ async function pingPong(rounds: number): Promise<number[]> {
       }
     }
     for (let i = 0; i < rounds; i++) {
-      const done = await next(side.request);
+      const done = await nextEvent(side.request);
       expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
     }
   });
@@ -65,7 +67,7 @@ async function oneWay(bytes: number): Promise<{ ns: number; arrived: Uint8Array;
       sent = side.buf.slice();
       posted = side.clock.nowNs;
       side.ep.postRdmaWrite([{ lmr: side.lmr, offset: 0, length: bytes }], 'w', side.remote, { immediate: 5 });
-      const done = await next(side.request);
+      const done = await nextEvent(side.request);
       expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
     } else {
       const at = await expectImmediate(side, 5);
@@ -86,7 +88,7 @@ async function writeCompletion(withImmediate: boolean): Promise<number> {
     if (side.rank === 0) {
       const posted = side.clock.nowNs;
       side.ep.postRdmaWrite([{ lmr: side.lmr, offset: 0, length: 8 }], 'w', side.remote, withImmediate ? { immediate: 1 } : {});
-      const done = await next(side.request);
+      const done = await nextEvent(side.request);
       expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
       ns = side.clock.nowNs - posted;
       written();

@@ -1,15 +1,13 @@
-import { DatError, DatStatus, NetworkModel, type SimKernel } from '@dapl/core';
-import type { LapiIa } from './ia.js';
-import type { LapiPsp } from './psp.js';
-import { FABRIC_PARAMETER_NAMES, type LapiParameters } from './params.js';
+import { NetworkModel, type SimKernel } from '@dapl/core';
+import { SimFabric } from '@dapl/core/provider-kit';
+import { LAPI_PARAMETERS, type LapiParameters } from './params.js';
 
 /**
- * The simulated SP of one provider object: the kernel, the switch (NetworkModel: per-node injection
- * and ejection), each node's HAL send and receive paths (CPU copies into pinned network buffers and
- * adapter DMA), and the IAs (by address `lapi:<task>`) and listeners. Per provider object, so tests
- * stay isolated.
+ * The simulated SP of one provider object: the kit's fabric (the IAs by address `lapi:<task>`,
+ * listeners, nodes) with the switch (NetworkModel: per-node injection and ejection) and each node's
+ * HAL send and receive paths (CPU copies into pinned network buffers and adapter DMA).
  */
-export class LapiFabric {
+export class LapiFabric extends SimFabric<LapiParameters> {
   readonly network: NetworkModel;
   /** Payload bytes of one switch packet (the LAPI header is inside the packet). */
   readonly payloadBytes: number;
@@ -17,14 +15,9 @@ export class LapiFabric {
   private readonly sendFree: Float64Array;
   /** Per node: when its HAL receive path (adapter DMA + copy out) is free again, ns. */
   private readonly recvFree: Float64Array;
-  private readonly usedNodes = new Set<number>();
-  private readonly ias = new Map<string, LapiIa>();
-  private readonly listeners = new Map<string, LapiPsp>();
 
-  constructor(
-    readonly kernel: SimKernel,
-    readonly params: LapiParameters,
-  ) {
+  constructor(kernel: SimKernel, params: LapiParameters) {
+    super(kernel, params, 'lapi', LAPI_PARAMETERS);
     this.payloadBytes = params.packetBytes - params.lapiHeaderBytes;
     this.network = new NetworkModel({
       nodes: params.maxNodes,
@@ -37,59 +30,6 @@ export class LapiFabric {
     });
     this.sendFree = new Float64Array(params.maxNodes);
     this.recvFree = new Float64Array(params.maxNodes);
-    // Tests drive IAs outside any kernel.run: events must still happen as they await.
-    kernel.enableFreeRunning();
-  }
-
-  /** Refuse an IA whose model parameters differ from the fabric's (one switch, one hardware model). */
-  checkSameModel(params: LapiParameters): void {
-    for (const name of FABRIC_PARAMETER_NAMES) {
-      const mine = (this.params as unknown as Record<string, unknown>)[name];
-      const theirs = (params as unknown as Record<string, unknown>)[name];
-      if (mine !== theirs) {
-        throw new DatError(DatStatus.INVALID_PARAMETER, `lapi.${name} must be ${String(mine)} like the other IAs of this fabric, got ${String(theirs)}`, { argument: `lapi.${name}` });
-      }
-    }
-  }
-
-  /** A free node: `preferred` when it is free and in range, else the lowest free one. Nodes are never reused. */
-  allocateNode(preferred?: number): number {
-    const max = this.params.maxNodes;
-    let node = preferred !== undefined && preferred < max && !this.usedNodes.has(preferred) ? preferred : 0;
-    while (node < max && this.usedNodes.has(node)) node++;
-    if (node >= max) {
-      throw new DatError(DatStatus.INSUFFICIENT_RESOURCES, `the fabric holds at most ${max} nodes (lapi.maxNodes)`, { argument: 'lapi.maxNodes' });
-    }
-    this.usedNodes.add(node);
-    return node;
-  }
-
-  attach(ia: LapiIa): void {
-    this.ias.set(ia.address, ia);
-  }
-
-  detach(ia: LapiIa): void {
-    this.ias.delete(ia.address);
-  }
-
-  ia(address: string): LapiIa | undefined {
-    return this.ias.get(address);
-  }
-
-  listener(address: string, connQual: number): LapiPsp | undefined {
-    return this.listeners.get(`${address}#${connQual}`);
-  }
-
-  bind(psp: LapiPsp): boolean {
-    const key = `${psp.ia.address}#${psp.connQual}`;
-    if (this.listeners.has(key)) return false;
-    this.listeners.set(key, psp);
-    return true;
-  }
-
-  unbind(psp: LapiPsp): void {
-    const key = `${psp.ia.address}#${psp.connQual}`;
-    if (this.listeners.get(key) === psp) this.listeners.delete(key);
   }
 
   /**

@@ -42,8 +42,6 @@ export interface LapiParameters extends LapiModel {
   readonly completionHandler: LapiCompletionHandler;
 }
 
-/** Parameters that shape the shared fabric; every IA of one fabric must agree on them. */
-export const FABRIC_PARAMETER_NAMES: readonly string[] = LAPI_PARAMETERS.map((p) => p.name).filter((n) => n !== 'connectTimeoutMs' && n !== 'maxMessageSize');
 
 export function resolveLapiParameters(raw: Readonly<Record<string, unknown>> | undefined): LapiParameters {
   const params = resolveProviderParameters('lapi', LAPI_PARAMETERS, raw) as unknown as LapiParameters;

@@ -1,43 +1,14 @@
 import { DatStatus, DtoStatus, MemAccess } from '@dapl/core';
-import { copyIov, gatherInto, IovWriter, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
+import { copyIov, deliverable, DTO_SUCCESS, gatherInto, initiatorDone, IovWriter, resumeFlight, SimDataPathBase } from '@dapl/core/provider-kit';
+import type { DtoOutcome, InitiatorDone, ReadResponse, SimFlight, TargetDone } from '@dapl/core/provider-kit';
 import type { LapiEndpoint } from './ep.js';
-import type { LapiFabric } from './fabric.js';
 
 /** One transmission of a request on an endpoint (a resend is a new flight). */
-interface Flight {
+interface Flight extends SimFlight<LapiEndpoint> {
   readonly path: LapiDataPath;
-  readonly req: DtoRequest;
-  readonly src: LapiEndpoint;
-  readonly dst: LapiEndpoint;
-  readonly srcGen: number;
-  readonly dstGen: number;
-  readonly epoch: number;
   /** Write with immediate: the Put was refused at the target, so its notification raises nothing. */
   putFailed: boolean;
 }
-
-interface Outcome {
-  readonly status: DtoStatus;
-  readonly reason: DatStatus | undefined;
-}
-
-interface TargetDone {
-  readonly f: Flight;
-  readonly recv: PostedRecv | undefined;
-  readonly recvStatus: DtoStatus;
-}
-
-interface InitiatorDone {
-  readonly f: Flight;
-  readonly outcome: Outcome;
-}
-
-interface GetReply {
-  readonly f: Flight;
-  readonly bytes: Uint8Array;
-}
-
-const SUCCESS: Outcome = { status: DtoStatus.SUCCESS, reason: undefined };
 
 /**
  * The data path of one endpoint (the origin side of every request posted on it), DAT on LAPI's
@@ -55,24 +26,11 @@ const SUCCESS: Outcome = { status: DtoStatus.SUCCESS, reason: undefined };
  * resends it (and everything posted after it) every `retransmitNs` until one is posted: the path
  * waits for the peer's next receive and resends at the first retransmission time after it.
  */
-export class LapiDataPath {
-  /** Flights of older epochs are stale (a refusal sent everything after the stalled send back). */
-  private epoch = 0;
-  /** A refused send is outstanding: new requests are not issued until it goes out again. */
-  private blocked = false;
+export class LapiDataPath extends SimDataPathBase<LapiEndpoint, Flight> {
   private stalled: { f: Flight; since: number } | undefined;
-  private readonly results = new Map<DtoRequest, Outcome>();
 
-  constructor(
-    private readonly ep: LapiEndpoint,
-    private readonly fabric: LapiFabric,
-  ) {}
-
-  /** A request was posted; `postedAt` is the poster's clock after the LAPI call. */
-  submit(req: DtoRequest, postedAt: number): void {
-    if (this.blocked) return; // resume() issues it
-    const f = this.flight(req);
-    if (f !== undefined) this.fabric.kernel.schedule(postedAt, issue, f);
+  constructor(ep: LapiEndpoint) {
+    super(ep, issue);
   }
 
   /** The peer posted a receive at its clock `atNs`: a refused send goes again at the next retransmission. */
@@ -82,55 +40,21 @@ export class LapiDataPath {
     this.stalled = undefined;
     const timer = this.fabric.params.retransmitNs;
     const k = Math.max(1, Math.ceil((atNs - stalled.since) / timer));
-    this.fabric.kernel.schedule(stalled.since + k * timer, resume, stalled.f);
+    this.fabric.kernel.schedule(stalled.since + k * timer, resumeFlight, stalled.f);
   }
 
-  /** The connection is gone: forget everything in flight (the kit flushes the queues). */
-  reset(): void {
-    this.epoch++;
-    this.blocked = false;
+  protected newFlight(core: SimFlight<LapiEndpoint>): Flight {
+    return { ...core, path: this, putFailed: false };
+  }
+
+  protected forgetStall(): void {
     this.stalled = undefined;
-    this.results.clear();
-  }
-
-  isCurrent(f: Flight): boolean {
-    return f.epoch === this.epoch && f.src.gen === f.srcGen;
-  }
-
-  /** Record a request's outcome; complete requests from the head while they have one (post order). */
-  finish(req: DtoRequest, outcome: Outcome): void {
-    this.results.set(req, outcome);
-    for (let head = this.ep.peekRequest(); head !== undefined; head = this.ep.peekRequest()) {
-      const done = this.results.get(head);
-      if (done === undefined) return;
-      this.results.delete(head);
-      this.ep.finishHead(done.status, done.reason);
-    }
   }
 
   /** The header handler found no posted receive for `f` at `atNs`. */
   refused(f: Flight, atNs: number): void {
-    this.epoch++;
-    this.blocked = true;
+    this.stall();
     this.stalled = { f, since: atNs };
-  }
-
-  /** Resend the stalled request and everything posted after it. */
-  resume(stalled: Flight): void {
-    this.blocked = false;
-    let i = 0;
-    for (let r = this.ep.requestAt(i); r !== undefined && r !== stalled.req; r = this.ep.requestAt(++i));
-    for (let r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) {
-      const f = this.flight(r);
-      if (f === undefined) return;
-      issue(f);
-    }
-  }
-
-  private flight(req: DtoRequest): Flight | undefined {
-    const dst = this.ep.peer;
-    if (dst === undefined) return undefined;
-    return { path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch, putFailed: false };
   }
 }
 
@@ -149,10 +73,6 @@ function issue(f: Flight): void {
   kernel.schedule(fabric.send(f.src.node, f.dst.node, req.length, now), arrives, f);
   // The notification Amsend follows the Put from the same node, so it is noticed after the Put.
   if (req.op === 'rdma-write-immediate') kernel.schedule(fabric.send(f.src.node, f.dst.node, 0, now), notificationArrives, f);
-}
-
-function deliverable(f: Flight): boolean {
-  return f.path.isCurrent(f) && f.dst.gen === f.dstGen;
 }
 
 /** An Amsend or Put noticed at the target. */
@@ -195,35 +115,30 @@ function notificationArrives(f: Flight): void {
   fabric.kernel.schedule(handled + fabric.completionNs(), targetDone, { f, recv: undefined, recvStatus: DtoStatus.SUCCESS });
 }
 
-function targetDone(x: TargetDone): void {
+function targetDone(x: TargetDone<Flight>): void {
   const f = x.f;
   if (!deliverable(f)) return;
   const fabric = f.src.fabric;
   if (x.recv !== undefined) f.dst.completeRecvAt(x.recv, x.recvStatus, x.recvStatus === DtoStatus.SUCCESS ? f.req.length : 0);
   if (x.recvStatus !== DtoStatus.SUCCESS) return; // the NAK went back at arrival
   if (f.req.op === 'rdma-write-immediate') f.dst.immediateArrived(f.req.immediate, f.req.length);
-  ack(f, fabric.kernel.now, SUCCESS);
+  ack(f, fabric.kernel.now, DTO_SUCCESS);
 }
 
-function nak(f: Flight, atNs: number, outcome: Outcome): void {
+function nak(f: Flight, atNs: number, outcome: DtoOutcome): void {
   ack(f, atNs, outcome);
 }
 
 /** LAPI's internal acknowledgement back to the origin (it updates the completion counter). */
-function ack(f: Flight, atNs: number, outcome: Outcome): void {
+function ack(f: Flight, atNs: number, outcome: DtoOutcome): void {
   const fabric = f.src.fabric;
   fabric.kernel.schedule(fabric.send(f.dst.node, f.src.node, 0, atNs), ackArrives, { f, outcome });
 }
 
-function ackArrives(x: InitiatorDone): void {
+function ackArrives(x: InitiatorDone<Flight>): void {
   if (x.f.src.gen !== x.f.srcGen) return;
   const fabric = x.f.src.fabric;
   fabric.kernel.schedule(fabric.receive(x.f.src.node, 0, fabric.kernel.now), initiatorDone, x);
-}
-
-function initiatorDone(x: InitiatorDone): void {
-  if (x.f.src.gen !== x.f.srcGen) return;
-  x.f.path.finish(x.f.req, x.outcome);
 }
 
 /** A Get request noticed at the target: its handler checks the window and sends the data back. */
@@ -240,15 +155,10 @@ function getArrives(f: Flight): void {
   fabric.kernel.schedule(fabric.send(f.dst.node, f.src.node, req.length, handled), getReplyArrives, { f, bytes });
 }
 
-function getReplyArrives(x: GetReply): void {
+function getReplyArrives(x: ReadResponse<Flight>): void {
   const f = x.f;
   if (f.src.gen !== f.srcGen) return;
   new IovWriter(f.req.iov).write(x.bytes);
   const fabric = f.src.fabric;
-  fabric.kernel.schedule(fabric.receive(f.src.node, f.req.length, fabric.kernel.now), initiatorDone, { f, outcome: SUCCESS });
-}
-
-function resume(f: Flight): void {
-  if (f.src.gen !== f.srcGen) return;
-  f.path.resume(f);
+  fabric.kernel.schedule(fabric.receive(f.src.node, f.req.length, fabric.kernel.now), initiatorDone, { f, outcome: DTO_SUCCESS });
 }

@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DatError, DatStatus, type ActiveMessages, type AmCounter, type AmPlacement } from '@dapl/core';
-import { LAPI_MODEL } from '../src/index.js';
-import { next, runPair, type SimSide } from './sim-pair.js';
+import { nextEvent, simPairRunner, type SimPairSide } from '@dapl/core/testing';
+import { createLapiProvider, LAPI_MODEL } from '../src/index.js';
+
+const runPair = simPairRunner(createLapiProvider);
 
 const M = LAPI_MODEL;
 const HANDLER = 7;
 const TARGET_COUNTER = 5;
 
-function am(side: SimSide): ActiveMessages {
+function am(side: SimPairSide): ActiveMessages {
   const ext = side.ep.ia.extension('active-messages');
   if (ext === undefined) throw new Error('lapi IA has no active-messages extension');
   return ext;
@@ -116,7 +118,7 @@ describe('lapi active-messages', () => {
       const ext = am(side);
       if (side.rank === 1) {
         const counter = ext.createCounter(TARGET_COUNTER);
-        const event = await next(side.connect);
+        const event = await nextEvent(side.connect);
         expect(event.type).toBe('async-error');
         if (event.type !== 'async-error') return;
         expect(event.status).toBe(DatStatus.INVALID_PARAMETER);
@@ -148,7 +150,7 @@ describe('lapi active-messages', () => {
       const ext = am(side);
       if (side.rank === 1) {
         ext.registerHandler(HANDLER, () => ({ iov: [{ lmr: side.lmr, offset: 0, length: 10 }] }));
-        const event = await next(side.connect);
+        const event = await nextEvent(side.connect);
         expect(event.type === 'async-error' && event.status).toBe(DatStatus.LENGTH_ERROR);
         expect(side.buf.every((b) => b === 0)).toBe(true);
         await done.promise;

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus } from '@dapl/core';
-import { next, runPair } from './sim-pair.js';
+import { nextEvent, simPairRunner } from '@dapl/core/testing';
+import { createLapiProvider } from '../src/index.js';
+
+const runPair = simPairRunner(createLapiProvider);
 
 const RETRANSMIT = 100_000;
 
@@ -15,7 +18,7 @@ describe('lapi send that finds no posted receive', () => {
         side.buf.set([9, 8, 7, 6], 0);
         side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 4 }], 's0');
         try {
-          const done = await next(side.request);
+          const done = await nextEvent(side.request);
           expect(done.type === 'dto-completion' && [done.cookie, done.status]).toEqual(['s0', DtoStatus.SUCCESS]);
         } finally {
           senderDone();
@@ -25,7 +28,7 @@ describe('lapi send that finds no posted receive', () => {
         await side.kernel.sleep(1, 1.5 * RETRANSMIT);
         postedAt = side.clock.nowNs;
         side.ep.postRecv([{ lmr: side.lmr, offset: 0, length: 16 }], 'r0');
-        const got = await next(side.recv);
+        const got = await nextEvent(side.recv);
         expect(got.type === 'dto-completion' && [got.cookie, got.status, got.transferredLength]).toEqual(['r0', DtoStatus.SUCCESS, 4]);
         expect(Array.from(side.buf.subarray(0, 4))).toEqual([9, 8, 7, 6]);
         arrivedAt = side.clock.nowNs;

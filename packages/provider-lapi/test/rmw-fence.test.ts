@@ -1,17 +1,19 @@
 // LAPI_Rmw and LAPI_Fence on the active-messages extension: values, atomicity, rights, and time.
 import { describe, expect, it } from 'vitest';
 import { DatError, DatStatus, MemAccess, type ActiveMessages, type RmrTriplet } from '@dapl/core';
-import { LAPI_MODEL } from '../src/index.js';
-import { runPair, type SimSide } from './sim-pair.js';
+import { simPairRunner, type SimPairSide } from '@dapl/core/testing';
+import { createLapiProvider, LAPI_MODEL } from '../src/index.js';
 
-function am(side: SimSide): ActiveMessages {
+const runPair = simPairRunner(createLapiProvider);
+
+function am(side: SimPairSide): ActiveMessages {
   return side.ep.ia.extension('active-messages')!;
 }
 
 const word = (remote: RmrTriplet, at: number, length = 8): RmrTriplet => ({ rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + at, length });
 
 /** Rank 0 runs `origin` against rank 1's buffer (which rank 1 first fills with `init`); returns rank 1's buffer afterwards. */
-async function against(init: (view: DataView) => void, origin: (ext: ActiveMessages, side: SimSide) => Promise<void>, parameters: Record<string, unknown> = {}): Promise<DataView> {
+async function against(init: (view: DataView) => void, origin: (ext: ActiveMessages, side: SimPairSide) => Promise<void>, parameters: Record<string, unknown> = {}): Promise<DataView> {
   let target: Uint8Array | undefined;
   let finished!: () => void;
   const done = new Promise<void>((r) => (finished = r));

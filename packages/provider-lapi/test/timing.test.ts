@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { DtoStatus } from '@dapl/core';
-import { LAPI_MODEL } from '../src/index.js';
-import { next, runPair } from './sim-pair.js';
+import { nextEvent, simPairRunner } from '@dapl/core/testing';
+import { createLapiProvider, LAPI_MODEL } from '../src/index.js';
+
+const runPair = simPairRunner(createLapiProvider);
 
 const M = LAPI_MODEL;
 const PAYLOAD = M.packetBytes - M.lapiHeaderBytes;
@@ -35,14 +37,14 @@ async function oneWaySend(parameters: Readonly<Record<string, unknown>>, bytes: 
       posted = side.clock.nowNs;
       side.ep.postSend([{ lmr: side.lmr, offset: 0, length: bytes }], 's');
       try {
-        const done = await next(side.request);
+        const done = await nextEvent(side.request);
         expect(done.type === 'dto-completion' && done.status).toBe(DtoStatus.SUCCESS);
       } finally {
         senderDone();
       }
     } else {
       side.ep.postRecv([{ lmr: side.lmr, offset: 0, length: bytes }], 'r');
-      const got = await next(side.recv);
+      const got = await nextEvent(side.recv);
       expect(got.type === 'dto-completion' && [got.cookie, got.status, got.transferredLength]).toEqual(['r', DtoStatus.SUCCESS, bytes]);
       ns = side.clock.nowNs - posted;
       arrived = side.buf.slice();

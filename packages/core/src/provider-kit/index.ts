@@ -3,7 +3,9 @@
  * What every provider shares (libfabric's `prov/util`): the endpoint state machine, the EVD
  * queue with push notification, the one audited RMR table, memory objects, iov helpers,
  * base classes for IA / endpoint / PSP that own argument checks and DTO bookkeeping, a credit
- * window, and `notSupported(op)`. A provider fills a few transport hooks.
+ * window, and `notSupported(op)`. A provider fills a few transport hooks. A simulated provider
+ * builds on `sim/` (`createSimProvider`, `SimFabric`, `SimIa`, `SimEndpoint`, `SimPsp`) and fills
+ * its model, parameters and the timing of its data path.
  *
  * @example
  * ```ts
@@ -25,6 +27,9 @@ export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory
 export { checkIov, copyIov, gatherInto, IovWriter } from './iov.js';
 export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
 export { ConnectionRequestBase, PspBase } from './psp-base.js';
+export { ListenerTable } from './listener-table.js';
+export { BoundPsp } from './bound-psp.js';
+export { PairingConnectionRequest, type PairedEndpoint } from './pairing-connection-request.js';
 export { IaBase, effectiveCapabilities, type IaBaseInit } from './ia-base.js';
 export { resolveProviderParameters } from './parameters.js';
 export {
@@ -39,3 +44,31 @@ export {
 } from './frame-decoder.js';
 export { concatBytes, constantTimeEqual, isU32, readU16, readU32, readU64, U64_MAX, writeU16, writeU32, writeU64 } from './bytes.js';
 export { defer } from './defer.js';
+export {
+  createSimProvider,
+  deliverable,
+  DTO_SUCCESS,
+  EvdWaits,
+  initiatorDone,
+  PER_IA_PARAMETER_NAMES,
+  resumeFlight,
+  SimConnectionRequest,
+  SimDataPathBase,
+  SimEndpoint,
+  SimFabric,
+  SimIa,
+  type DtoOutcome,
+  type EvdRole,
+  type FlightPath,
+  type InitiatorDone,
+  type ReadResponse,
+  type SimDataPath,
+  type SimFlight,
+  type TargetDone,
+  type SimIaPlace,
+  type SimParameters,
+  type SimProvider,
+  type SimProviderDefinition,
+  type SimProviderOptions,
+  type SimPsp,
+} from './sim/index.js';

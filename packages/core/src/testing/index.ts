@@ -13,3 +13,4 @@
 export { describeProviderConformance, type ConformanceFixture } from './conformance/index.js';
 export { createLoopbackProvider, type LoopbackProvider } from './loopback/index.js';
 export { seededRandom } from './seeded-random.js';
+export { nextEvent, runSimPair, simPairRunner, type SimPairBody, type SimPairSide, type SimProviderFactory } from './sim-pair.js';

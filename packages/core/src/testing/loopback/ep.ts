@@ -22,7 +22,7 @@ export class LoopbackEndpoint extends EndpointBase {
       if (!this.pendingConnect) return;
       const fabric = this.ia.fabric;
       if (!fabric.knows(address)) return this.fail('connection-unreachable', `no IA at ${address}`);
-      const psp = fabric.listener(address, connQual);
+      const psp = fabric.listeners.get(address, connQual);
       if (psp === undefined || psp.freed) return this.fail('connection-non-peer-rejected', `nothing listens at ${address} conn-qual ${connQual}`);
       // Like tcp, a request with the wrong job key is dropped before any CR event: the client times out.
       if (!this.ia.sameJobAs(psp.ia)) return;

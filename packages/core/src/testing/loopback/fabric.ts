@@ -1,5 +1,5 @@
+import { ListenerTable } from '../../provider-kit/index.js';
 import type { LoopbackIa } from './ia.js';
-import type { LoopbackPsp } from './psp.js';
 
 /**
  * The wire of the loopback provider: the IAs opened from one provider instance and their
@@ -8,7 +8,7 @@ import type { LoopbackPsp } from './psp.js';
 export class LoopbackFabric {
   private nextIa = 0;
   private readonly ias = new Map<string, LoopbackIa>();
-  private readonly listeners = new Map<string, LoopbackPsp>();
+  readonly listeners = new ListenerTable<LoopbackIa>();
 
   allocateAddress(): string {
     return `loop:${this.nextIa++}`;
@@ -24,21 +24,5 @@ export class LoopbackFabric {
 
   knows(address: string): boolean {
     return this.ias.has(address);
-  }
-
-  listener(address: string, connQual: number): LoopbackPsp | undefined {
-    return this.listeners.get(`${address}#${connQual}`);
-  }
-
-  bind(psp: LoopbackPsp): boolean {
-    const key = `${psp.ia.address}#${psp.connQual}`;
-    if (this.listeners.has(key)) return false;
-    this.listeners.set(key, psp);
-    return true;
-  }
-
-  unbind(psp: LoopbackPsp): void {
-    const key = `${psp.ia.address}#${psp.connQual}`;
-    if (this.listeners.get(key) === psp) this.listeners.delete(key);
   }
 }

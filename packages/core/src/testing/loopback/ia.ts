@@ -5,7 +5,6 @@ import type { EndpointAttributes } from '../../dat/endpoint.js';
 import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '../../provider-kit/index.js';
 import { LoopbackEndpoint } from './ep.js';
 import type { LoopbackFabric } from './fabric.js';
-import { LoopbackPsp } from './psp.js';
 
 const FIRST_ANY_CONN_QUAL = 1024;
 
@@ -32,19 +31,7 @@ export class LoopbackIa extends IaBase {
   }
 
   protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
-    if (connQual === undefined) {
-      for (;;) {
-        const psp = new LoopbackPsp(this, this.nextAnyConnQual++, evd);
-        if (this.fabric.bind(psp)) return psp;
-        evd.release();
-      }
-    }
-    const psp = new LoopbackPsp(this, connQual, evd);
-    if (!this.fabric.bind(psp)) {
-      evd.release();
-      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${this.address}`, { argument: 'connQual' });
-    }
-    return psp;
+    return this.fabric.listeners.listen(this, connQual, evd, () => this.nextAnyConnQual++);
   }
 
   protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): LoopbackEndpoint {

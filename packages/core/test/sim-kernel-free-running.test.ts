@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SimKernel } from '@dapl/core';
+import { SimKernel } from '../src/sim/sim-kernel.js';
 
 /** A wall-clock pause: timers are not JS work to the settle rule, immediates would be. */
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('SimKernel free-running mode (used by the ib provider)', () => {
+describe('SimKernel free-running mode (used by the simulated providers outside kernel.run)', () => {
   it('without it, events wait for run()', async () => {
     const kernel = new SimKernel();
     let fired = false;

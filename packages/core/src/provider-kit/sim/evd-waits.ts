@@ -1,5 +1,5 @@
-import type { SimKernel } from '@dapl/core';
-import type { EvdQueue } from '@dapl/core/provider-kit';
+import type { SimKernel } from '../../sim/sim-kernel.js';
+import type { EvdQueue } from '../evd-queue.js';
 
 /** What an EVD is used for, as a deadlock report names it. */
 export type EvdRole = 'recv' | 'request' | 'connect' | 'connection-request';

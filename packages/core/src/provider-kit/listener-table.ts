@@ -1,0 +1,47 @@
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
+import { BoundPsp } from './bound-psp.js';
+import type { EvdQueue } from './evd-queue.js';
+import type { IaBase } from './ia-base.js';
+import type { PspBase } from './psp-base.js';
+
+/** The listeners of an in-process fabric (the loopback's, a simulated one's), by address and conn-qual. */
+export class ListenerTable<I extends IaBase> {
+  private readonly byKey = new Map<string, BoundPsp<I>>();
+
+  get(address: string, connQual: number): BoundPsp<I> | undefined {
+    return this.byKey.get(`${address}#${connQual}`);
+  }
+
+  /**
+   * A listener of `ia` on `connQual`, or on the first free one `nextAny` yields when undefined.
+   * A taken `connQual` is CONN_QUAL_IN_USE; the EVD reference a refused listener took is released.
+   */
+  listen(ia: I, connQual: number | undefined, evd: EvdQueue, nextAny: () => number): BoundPsp<I> {
+    if (connQual === undefined) {
+      for (;;) {
+        const psp = new BoundPsp(ia, nextAny(), evd, this);
+        if (this.bind(psp)) return psp;
+        evd.release();
+      }
+    }
+    const psp = new BoundPsp(ia, connQual, evd, this);
+    if (!this.bind(psp)) {
+      evd.release();
+      throw new DatError(DatStatus.CONN_QUAL_IN_USE, `conn-qual ${connQual} is already in use on ${ia.address}`, { argument: 'connQual' });
+    }
+    return psp;
+  }
+
+  unbind(psp: PspBase): void {
+    const key = `${psp.ia.address}#${psp.connQual}`;
+    if (this.byKey.get(key) === psp) this.byKey.delete(key);
+  }
+
+  private bind(psp: BoundPsp<I>): boolean {
+    const key = `${psp.ia.address}#${psp.connQual}`;
+    if (this.byKey.has(key)) return false;
+    this.byKey.set(key, psp);
+    return true;
+  }
+}

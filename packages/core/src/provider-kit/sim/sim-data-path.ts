@@ -1,0 +1,164 @@
+import { DtoStatus, type DatStatus } from '../../dat/status.js';
+import type { DtoRequest, PostedRecv } from '../endpoint-base.js';
+import type { SimDataPath, SimEndpoint } from './sim-endpoint.js';
+
+/** How a request ends, as its completion reports it. */
+export interface DtoOutcome {
+  readonly status: DtoStatus;
+  readonly reason: DatStatus | undefined;
+}
+
+export const DTO_SUCCESS: DtoOutcome = { status: DtoStatus.SUCCESS, reason: undefined };
+
+/** What the kit's flight events need of a data path. */
+export interface FlightPath {
+  isCurrent(f: SimFlight): boolean;
+  finish(req: DtoRequest, outcome: DtoOutcome): void;
+  resume(stalled: SimFlight): void;
+}
+
+/** One transmission of a request on a connection (a re-send after a stall is a new flight). */
+export interface SimFlight<E extends SimEndpoint = SimEndpoint> {
+  readonly path: FlightPath;
+  readonly req: DtoRequest;
+  readonly src: E;
+  readonly dst: E;
+  /** The endpoints' connection generations when the flight left: a newer connection drops it. */
+  readonly srcGen: number;
+  readonly dstGen: number;
+  /** The path's epoch when the flight left: a stall since then makes it stale. */
+  readonly epoch: number;
+}
+
+/** The target's side of a flight is done: `recv` (a send's) completes with `recvStatus`. */
+export interface TargetDone<F extends SimFlight = SimFlight> {
+  readonly f: F;
+  readonly recv: PostedRecv | undefined;
+  readonly recvStatus: DtoStatus;
+}
+
+/** The initiator learns how its request ended. */
+export interface InitiatorDone<F extends SimFlight = SimFlight> {
+  readonly f: F;
+  readonly outcome: DtoOutcome;
+}
+
+/** The bytes of an RDMA read, read at the target, on their way back. */
+export interface ReadResponse<F extends SimFlight = SimFlight> {
+  readonly f: F;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * The part of a simulated data path every provider shares (the initiator side of every request
+ * posted on one endpoint): flights tagged with the connection generations and an epoch,
+ * completions in post order whatever order outcomes come in, and a stall — a send that found no
+ * receive — after which everything posted behind it is re-sent once it goes (go-back-N), so that
+ * arrival order stays post order. A provider times the stages (`issue` and the events after it)
+ * and says when a stalled send goes again (`peerPostedRecv`).
+ */
+export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight<E>> implements SimDataPath, FlightPath {
+  /** Flights of older epochs are stale (a stall sent everything after the stalled request back). */
+  private epoch = 0;
+  /** A request is stalled: new requests are not issued until it goes out again. */
+  private blocked = false;
+  private readonly results = new Map<DtoRequest, DtoOutcome>();
+
+  constructor(
+    protected readonly ep: E,
+    /** The provider's first stage of a flight, a kernel event (a shared function: no closure per request). */
+    private readonly issue: (f: F) => void,
+  ) {}
+
+  /** The endpoint's fabric, of the provider's type: the data path books its resources. */
+  protected get fabric(): E['fabric'] {
+    return this.ep.fabric;
+  }
+
+  abstract peerPostedRecv(atNs: number): void;
+
+  /** A flight with the provider's own fields; `resent` is the stalled flight when this re-sends its request. */
+  protected abstract newFlight(core: SimFlight<E>, resent: F | undefined): F;
+
+  /** The provider forgets its stall state (and cancels its timers): the connection is gone. */
+  protected abstract forgetStall(): void;
+
+  /** When a request posted at `postedAt` is issued. */
+  protected issueAt(postedAt: number): number {
+    return postedAt;
+  }
+
+  submit(req: DtoRequest, postedAt: number): void {
+    if (this.blocked) return; // resume() issues it
+    const f = this.flight(req, undefined);
+    if (f !== undefined) this.ep.fabric.kernel.schedule(this.issueAt(postedAt), this.issue, f);
+  }
+
+  /** The connection is gone: forget everything in flight (the kit flushes the queues). */
+  reset(): void {
+    this.epoch++;
+    this.blocked = false;
+    this.forgetStall();
+    this.results.clear();
+  }
+
+  // ---- called from the events -------------------------------------------------------------
+
+  isCurrent(f: SimFlight): boolean {
+    return f.epoch === this.epoch && f.src.gen === f.srcGen;
+  }
+
+  /** Record a request's outcome; complete requests from the head while they have one (post order). */
+  finish(req: DtoRequest, outcome: DtoOutcome): void {
+    this.results.set(req, outcome);
+    for (let head = this.ep.peekRequest(); head !== undefined; head = this.ep.peekRequest()) {
+      const done = this.results.get(head);
+      if (done === undefined) return;
+      this.results.delete(head);
+      this.ep.finishHead(done.status, done.reason);
+    }
+  }
+
+  /** Re-send the stalled request and everything posted after it. */
+  resume(stalled: F): void {
+    this.blocked = false;
+    let i = 0;
+    for (let r = this.ep.requestAt(i); r !== undefined && r !== stalled.req; r = this.ep.requestAt(++i));
+    for (let r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) {
+      const f = this.flight(r, r === stalled.req ? stalled : undefined);
+      if (f === undefined) return;
+      this.issue(f);
+    }
+  }
+
+  /** A request stalled: flights in the air become stale and new requests wait for `resume`. */
+  protected stall(): void {
+    this.epoch++;
+    this.blocked = true;
+  }
+
+  private flight(req: DtoRequest, resent: F | undefined): F | undefined {
+    const dst = this.ep.peer as E | undefined;
+    if (dst === undefined) return undefined;
+    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch }, resent);
+  }
+}
+
+// ---- events every data path schedules (shared functions: one closure-free schedule per stage) --
+
+/** Whether `f` may still act at its target: current at the initiator, and the target's connection unchanged. */
+export function deliverable(f: SimFlight): boolean {
+  return f.path.isCurrent(f) && f.dst.gen === f.dstGen;
+}
+
+/** The initiator completes the request (in post order). */
+export function initiatorDone(x: InitiatorDone): void {
+  if (x.f.src.gen !== x.f.srcGen) return;
+  x.f.path.finish(x.f.req, x.outcome);
+}
+
+/** A stalled request goes again, and everything posted behind it. */
+export function resumeFlight(f: SimFlight): void {
+  if (f.src.gen !== f.srcGen) return;
+  f.path.resume(f);
+}

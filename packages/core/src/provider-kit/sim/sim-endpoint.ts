@@ -1,0 +1,182 @@
+import type { DatStatus, DtoStatus } from '../../dat/status.js';
+import { EpState } from '../../dat/endpoint.js';
+import { EndpointBase, type DtoRequest, type PostedRecv } from '../endpoint-base.js';
+import type { SimFabric } from './sim-fabric.js';
+import type { SimIa } from './sim-ia.js';
+import { SimConnectionRequest } from './sim-psp.js';
+
+type LossType = 'connection-disconnected' | 'connection-broken';
+
+/** What a simulated endpoint asks of its provider's data path (the timing of its DTOs). */
+export interface SimDataPath {
+  /** A request was posted; `postedAt` is the poster's clock after the post's CPU cost. */
+  submit(request: DtoRequest, postedAt: number): void;
+  /** The peer posted a receive at its clock `atNs` (a send waiting for one may go). */
+  peerPostedRecv(atNs: number): void;
+  /** The connection is gone or replaced: forget everything in flight. */
+  reset(): void;
+}
+
+/**
+ * An endpoint of a simulated fabric. Connection set-up is a few modelled set-up legs between the
+ * two endpoints' objects; the data path (`path`, the provider's) times each DTO and reports back
+ * through the methods under "the data path's view". A provider adds its data path and what a
+ * post costs the posting CPU.
+ */
+export abstract class SimEndpoint extends EndpointBase {
+  declare readonly ia: SimIa;
+  /** The connected peer endpoint, while connected. */
+  peer: SimEndpoint | undefined;
+  /** Bumped whenever this endpoint's connection ends or changes: events of an older one are dropped. */
+  gen = 0;
+  private pendingConnect = false;
+  protected abstract readonly path: SimDataPath;
+
+  get fabric(): SimFabric {
+    return this.ia.fabric;
+  }
+
+  get node(): number {
+    return this.ia.node;
+  }
+
+  /** CPU time the posting rank spends on `request` before the data path takes it, ns. */
+  protected abstract postCostNs(request: DtoRequest): number;
+
+  // ---- kit hooks ----------------------------------------------------------------------------
+
+  protected startConnect(address: string, connQual: number, privateData: Uint8Array): void {
+    this.pendingConnect = true;
+    this.later(() => {
+      if (!this.pendingConnect) return;
+      const target = this.fabric.ia(address);
+      if (target === undefined) return this.fail('connection-unreachable', `no IA at ${address}`);
+      const psp = this.fabric.listeners.get(address, connQual);
+      if (psp === undefined || psp.freed) return this.fail('connection-non-peer-rejected', `nothing listens at ${address} conn-qual ${connQual}`);
+      // A request with the wrong job key is dropped before any CR event: the client times out.
+      if (!this.ia.sameJobAs(psp.ia)) return;
+      psp.raiseRequest(new SimConnectionRequest(psp, this, privateData));
+    });
+  }
+
+  protected cancelConnect(): void {
+    this.pendingConnect = false;
+  }
+
+  protected startDisconnect(_abrupt: boolean): void {
+    const peer = this.detach();
+    this.later(() => {
+      this.connectionLost('connection-disconnected');
+      peer?.remoteClosed(this, 'connection-disconnected', 'the peer disconnected');
+    });
+  }
+
+  protected teardown(): void {
+    this.pendingConnect = false;
+    const peer = this.detach();
+    if (peer !== undefined) this.later(() => peer.remoteClosed(this, 'connection-disconnected', 'the peer freed its endpoint'));
+  }
+
+  protected submit(request: DtoRequest): void {
+    const clock = this.ia.clock;
+    clock.charge(this.postCostNs(request));
+    this.path.submit(request, clock.nowNs);
+  }
+
+  protected override onRecvPosted(): void {
+    if (this.peer !== undefined && this.state === EpState.CONNECTED) this.peer.path.peerPostedRecv(this.ia.clock.nowNs);
+  }
+
+  // ---- the data path's view -----------------------------------------------------------------
+
+  peekRequest(): DtoRequest | undefined {
+    return this.requests.peek();
+  }
+
+  requestAt(index: number): DtoRequest | undefined {
+    return this.requests.at(index);
+  }
+
+  finishHead(status: DtoStatus, reason: DatStatus | undefined): void {
+    this.completeRequest(status, reason);
+  }
+
+  override takeRecv(): PostedRecv | undefined {
+    return super.takeRecv();
+  }
+
+  completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
+    this.completeRecv(recv, status, length);
+  }
+
+  immediateArrived(immediate: number, length: number): void {
+    this.raiseImmediate(immediate, length);
+  }
+
+  /** The transport failed the connection: both ends see it break. */
+  breakConnection(reason: string, peerReason: string): void {
+    const peer = this.detach();
+    this.connectionLost('connection-broken', reason);
+    peer?.remoteClosed(this, 'connection-broken', peerReason);
+  }
+
+  // ---- called by the CR, the peer and the IA ------------------------------------------------
+
+  awaitingAnswer(): boolean {
+    return this.pendingConnect && this.state === EpState.ACTIVE_CONNECTION_PENDING;
+  }
+
+  link(peer: SimEndpoint): void {
+    this.gen++;
+    this.path.reset();
+    this.peer = peer;
+  }
+
+  linked(remoteAddress: string, privateData: Uint8Array | undefined): void {
+    this.pendingConnect = false;
+    this.established(remoteAddress, privateData);
+  }
+
+  rejected(privateData: Uint8Array): void {
+    if (!this.pendingConnect) return;
+    this.pendingConnect = false;
+    this.connectFailed('connection-peer-rejected', 'the peer rejected the connection request', privateData);
+  }
+
+  peerVanished(reason: string): void {
+    this.connectFailed('connection-unreachable', reason);
+  }
+
+  remoteClosed(from: SimEndpoint, type: LossType, reason: string): void {
+    if (this.peer !== from) return; // a newer connection, or already closed
+    this.detach();
+    this.connectionLost(type, reason);
+  }
+
+  /** The IA is crashing: the peer sees a broken connection, this side sees nothing more. */
+  crash(): void {
+    this.pendingConnect = false;
+    const peer = this.detach();
+    if (peer !== undefined) this.later(() => peer.remoteClosed(this, 'connection-broken', 'the peer was lost'));
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  /** Run `action` one connection set-up leg from now (this node's clock). */
+  private later(action: () => void): void {
+    this.fabric.kernel.schedule(this.ia.clock.nowNs + this.fabric.params.cmDelayNs, action);
+  }
+
+  private detach(): SimEndpoint | undefined {
+    const peer = this.peer;
+    this.peer = undefined;
+    this.gen++;
+    this.path.reset();
+    return peer;
+  }
+
+  private fail(type: 'connection-unreachable' | 'connection-non-peer-rejected', reason: string): void {
+    this.pendingConnect = false;
+    this.connectFailed(type, reason);
+  }
+}
