@@ -8,6 +8,7 @@ import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
 import type { DatProvider as DatProviderInterface } from '../dat/provider.js';
 import type { Runtime as RuntimeInterface } from '../runtime/runtime.js';
 import type { LoggerFactory as LoggerFactoryFunction } from '../logging/logger-factory.js';
+import type { Endpoint } from '../dat/endpoint.js';
 
 export { DaplConfig } from '../config/dapl-config.js';
 export { ProviderRegistry } from '../registry/provider-registry.js';
@@ -30,3 +31,11 @@ export type DatProvider = DatProviderInterface;
 /** The opened IA of the selected provider (async: `getAsync`); closed by `closeContainer`. */
 export const InterfaceAdapter: unique symbol = Symbol('InterfaceAdapter');
 export type InterfaceAdapter = DatInterfaceAdapter;
+
+/**
+ * A contribution point for upper libraries: run on every new endpoint to a peer before it connects
+ * (the rdma device pre-posts its eager receive buffers there). `startJob` runs every one bound, in
+ * binding order.
+ */
+export const EndpointPreparer: unique symbol = Symbol('EndpointPreparer');
+export type EndpointPreparer = (ep: Endpoint, peer: number) => void;

@@ -2,7 +2,7 @@ import type { Container, ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
 import { DaplConfig } from '../config/dapl-config.js';
 import { closeContainer, createContainer } from '../container/create-container.js';
-import { InterfaceAdapter, RootLogger } from '../container/tokens.js';
+import { EndpointPreparer, InterfaceAdapter, RootLogger } from '../container/tokens.js';
 import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
 import { startConnections } from './connections/connections.js';
 import type { Connections, ConnectionsOptions } from './connections/types.js';
@@ -56,7 +56,8 @@ export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> 
   const container = await createContainer(config, { runtime, jobKey, modules: options.modules, rootLogger: context?.logger });
   const ia = await container.getAsync<DatInterfaceAdapter>(InterfaceAdapter);
   const logger = container.get<Logger>(RootLogger);
-  const connections = await startConnections(ia, runtime, { logger, ...options.connections });
+  const prepare = endpointPreparation(container, options.connections?.prepare);
+  const connections = await startConnections(ia, runtime, { logger, ...options.connections, prepare });
   let finished: Promise<void> | undefined;
   return {
     rank: runtime.rank,
@@ -76,5 +77,15 @@ export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> 
       })();
       return finished;
     },
+  };
+}
+
+/** The `prepare` hooks of the options and of every module that binds `EndpointPreparer`, as one. */
+function endpointPreparation(container: Container, own: EndpointPreparer | undefined): EndpointPreparer | undefined {
+  const hooks = container.isBound(EndpointPreparer) ? container.getAll<EndpointPreparer>(EndpointPreparer) : [];
+  const all = own === undefined ? hooks : [own, ...hooks];
+  if (all.length <= 1) return all[0];
+  return (ep, peer) => {
+    for (const hook of all) hook(ep, peer);
   };
 }

@@ -1,6 +1,6 @@
 import { isDatError, jobConfig, parseParameterValue, rankContext, runtimeFromEnvironment, startJob, type DaplConfig, type DaplJob, type RankContext } from '@dapl/core';
-import { PointToPoint } from '../adi/point-to-point.js';
-import { DEVICES } from '../device/devices.js';
+import { createMpiModule } from '../mpi-module.js';
+import { MpiDevice, PointToPoint } from '../tokens.js';
 import { AttachedBuffer } from './attached-buffer.js';
 import { Comm } from './comm.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
@@ -83,10 +83,11 @@ export class Mpi {
     const config = options.config ?? (await jobConfig());
     const parameters = resolveParameters(config, options.parameters);
     const runtime = await runtimeFromEnvironment();
-    const p2p = new PointToPoint(runtime.clock);
-    const device = DEVICES[parameters.device](parameters, p2p, runtime.clock);
-    p2p.device = device;
-    const job = await startJob({ config, runtime, connections: { prepare: device.prepare } });
+    // The one composition root: core's bindings and MPI's module; the device exists before the
+    // connections start, through its EndpointPreparer binding.
+    const job = await startJob({ config, runtime, modules: [createMpiModule(parameters)] });
+    const device = job.container.get<MpiDevice>(MpiDevice);
+    const p2p = job.container.get(PointToPoint);
     try {
       await device.attach({ ia: job.ia, connections: job.connections, runtime, logger: job.logger });
     } catch (error) {

@@ -10,9 +10,14 @@ export interface PreparedDevice extends Device {
   attach(attachment: RdmaDeviceAttachment): Promise<void>;
 }
 
-export type DeviceFactory = (params: MpiParameters, host: DeviceHost, clock: Clock) => PreparedDevice;
+/** One device `mpi.device` can select: the `MpiDeviceFactory` contribution point's entries. */
+export interface DeviceFactory {
+  readonly name: MpiParameters['device'];
+  create(params: MpiParameters, host: DeviceHost, clock: Clock): PreparedDevice;
+}
 
-/** The devices `mpi.device` selects from: a contribution point, one entry per device. */
-export const DEVICES: Readonly<Record<MpiParameters['device'], DeviceFactory>> = {
-  rdma: (params, host, clock) => new RdmaDevice(params, host, clock),
+/** The rdma device (MVAPICH2 over uDAPL, seed 004). */
+export const RDMA_DEVICE: DeviceFactory = {
+  name: 'rdma',
+  create: (params, host, clock) => new RdmaDevice(params, host, clock),
 };
