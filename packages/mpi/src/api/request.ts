@@ -36,8 +36,13 @@ export class Request {
   /** The status once complete. */
   wait(): Promise<Status> {
     const outcome = this.#core.wait();
-    if (this.#waits === undefined || this.#core.done) return outcome;
-    return this.#waits.declareWait!(describe(this.#core), outcome);
+    if (this.#core.done) return outcome;
+    return this.#declared(outcome);
+  }
+
+  /** `promise`, named in deadlock reports as a wait for this request (under the simulator). */
+  #declared<T>(promise: Promise<T>): Promise<T> {
+    return this.#waits === undefined ? promise : this.#waits.declareWait!(describe(this.#core), promise);
   }
 
   /** The status if complete, else undefined (MPI_Test); throws the operation's error if it failed. */
@@ -67,19 +72,35 @@ export class Request {
   /** Wait for all; the statuses in order. Rejects with the first error (ERR_IN_STATUS wrapping it) after all have completed. */
   static async waitAll(requests: readonly Request[]): Promise<Status[]> {
     const list = requireRequests(requests);
-    const settled = await Promise.allSettled(list.map((r) => r.wait()));
+    // One promise for the whole set, resolved by a countdown (not one per request and an
+    // allSettled over them: a window of 64 isends would cost 64 promises and their reactions).
+    let first: Request | undefined;
+    let left = 0;
+    for (const r of list) {
+      if (r.done) continue;
+      left++;
+      first ??= r;
+    }
+    if (first !== undefined) {
+      const allDone = new Promise<void>((resolve) => {
+        const countDown = (): void => {
+          if (--left === 0) resolve();
+        };
+        for (const r of list) if (!r.done) r.#core.onDone(countDown);
+      });
+      await first.#declared(allDone);
+    }
     const statuses: Status[] = [];
-    for (let i = 0; i < settled.length; i++) {
-      const s = settled[i];
-      if (s.status === 'rejected') {
-        throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${i} failed: ${(s.reason as Error).message}`, { cause: s.reason, argument: `requests[${i}]` });
+    for (let i = 0; i < list.length; i++) {
+      const core = list[i].#core;
+      if (core.error !== undefined) {
+        throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${i} failed: ${core.error.message}`, { cause: core.error, argument: `requests[${i}]` });
       }
-      statuses.push(s.value);
+      statuses.push(core.status!);
     }
     return statuses;
   }
 
-  /** Wait for one: the index and status of a completed request (the lowest index if several are). */
   static async waitAny(requests: readonly Request[]): Promise<{ index: number; status: Status }> {
     const list = requireRequests(requests);
     if (list.length === 0) throw new MpiError(ErrorClass.ERR_ARG, 'waitAny needs at least one request', { argument: 'requests' });

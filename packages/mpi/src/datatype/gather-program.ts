@@ -72,7 +72,10 @@ function transfer(p: GatherProgram, count: number, base: Uint8Array, baseOffset:
   }
   if (p.contiguous) {
     const at = baseOffset + p.minOffset + packedFrom;
-    if (gather) packed.set(base.subarray(at, at + length), packedOffset);
+    if (length <= SHORT_BLOCK) {
+      if (gather) for (let i = 0; i < length; i++) packed[packedOffset + i] = base[at + i];
+      else for (let i = 0; i < length; i++) base[at + i] = packed[packedOffset + i];
+    } else if (gather) packed.set(base.subarray(at, at + length), packedOffset);
     else base.set(packed.subarray(packedOffset, packedOffset + length), at);
     return;
   }
