@@ -1,6 +1,7 @@
 import { createServer, isIP } from 'node:net';
 import { DatError, DatStatus, type EndpointAttributes } from '@dapl/core';
 import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
+import { BusyPoll } from './busy-poll.js';
 import type { ConnectionOptions } from './connection.js';
 import { TcpEndpoint } from './ep.js';
 import type { TcpParameters } from './params.js';
@@ -10,16 +11,23 @@ const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0
 
 /** A tcp IA: its address is the host it listens on; a PSP is a listening port. */
 export class TcpIa extends IaBase {
+  /** One poller for all of the IA's connections (`tcp.pollUs`). */
+  readonly busyPoll: BusyPoll;
+  readonly #connectionOptions: ConnectionOptions;
+
   constructor(
     init: IaBaseInit,
     readonly params: TcpParameters,
-    private readonly jobKey: Uint8Array,
+    jobKey: Uint8Array,
   ) {
     super(init);
+    this.busyPoll = new BusyPoll(params.pollUs);
+    const poll = this.busyPoll;
+    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: () => poll.kick() };
   }
 
   connectionOptions(): ConnectionOptions {
-    return { jobKey: this.jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: this.params.copyThreshold, logger: this.logger };
+    return this.#connectionOptions;
   }
 
   override validateAddress(address: string): void {
@@ -56,5 +64,7 @@ export class TcpIa extends IaBase {
     return new TcpEndpoint(this, pz, evds, attributes);
   }
 
-  protected async shutdown(): Promise<void> {}
+  protected async shutdown(): Promise<void> {
+    this.busyPoll.close();
+  }
 }

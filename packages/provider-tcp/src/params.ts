@@ -10,6 +10,14 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
   { name: 'writeBufferBytes', type: 'integer', default: 256 * 1024, min: 16 * 1024, max: 64 * 1024 * 1024, help: 'bytes a connection may have queued in its socket before the provider stops producing frames until drain (the socket high-water mark)' },
   { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables), so a vanished host turns into connection-broken' },
+  {
+    name: 'pollUs',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    help: 'after input arrives, keep the event loop polling for this many microseconds instead of sleeping, so a prompt reply is read without a wake-up (MPICH-style busy polling: lower latency for a busy CPU); 0 sleeps at once',
+  },
 ];
 
 export interface TcpParameters {
@@ -20,6 +28,7 @@ export interface TcpParameters {
   readonly maxMessageSize: number;
   readonly writeBufferBytes: number;
   readonly keepAliveMs: number;
+  readonly pollUs: number;
 }
 
 export function resolveTcpParameters(raw: Readonly<Record<string, unknown>> | undefined): TcpParameters {
