@@ -53,8 +53,8 @@ export interface ConnectionOptions {
   readonly maxPayload: number;
   readonly copyThreshold: number;
   readonly logger: Logger;
-  /** Told of every chunk of input (the IA's busy poller). */
-  readonly onInput: () => void;
+  /** Told of every chunk of input (the IA's busy poller, when `tcp.pollUs` is set). */
+  readonly onInput: (() => void) | undefined;
 }
 
 
@@ -139,7 +139,7 @@ export class TcpConnection {
   }
 
   private onData(chunk: Buffer): void {
-    this.options.onInput();
+    this.options.onInput?.();
     try {
       this.decoder.push(chunk);
     } catch (error) {

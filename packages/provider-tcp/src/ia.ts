@@ -23,7 +23,7 @@ export class TcpIa extends IaBase {
     super(init);
     this.busyPoll = new BusyPoll(params.pollUs);
     const poll = this.busyPoll;
-    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: () => poll.kick() };
+    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: params.pollUs > 0 ? () => poll.kick() : undefined };
   }
 
   connectionOptions(): ConnectionOptions {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { pino } from 'pino';
-import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, MIN_JOB_KEY_BYTES, type DatProvider, type IaOptions } from '@dapl/core';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobKeyOption, type DatProvider, type IaOptions } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
@@ -11,12 +11,7 @@ import { resolveTcpParameters, TCP_PARAMETERS } from './params.js';
 const processJobKey = randomBytes(32);
 
 function jobKeyFrom(options: IaOptions): Uint8Array {
-  if (options.jobKey !== undefined) {
-    if (!(options.jobKey instanceof Uint8Array) || options.jobKey.length < MIN_JOB_KEY_BYTES) {
-      throw new DatError(DatStatus.INVALID_PARAMETER, `options.jobKey must be a Uint8Array of at least ${MIN_JOB_KEY_BYTES} bytes`, { argument: 'options.jobKey' });
-    }
-    return options.jobKey;
-  }
+  if (options.jobKey !== undefined) return requireJobKeyOption(options.jobKey);
   const fromEnv = process.env.DAPL_JOB_KEY;
   if (fromEnv !== undefined && fromEnv !== '') return decodeJobKey(fromEnv, 'DAPL_JOB_KEY');
   return processJobKey;

@@ -27,6 +27,14 @@ export function decodeJobKey(text: string, where: string): Uint8Array {
   return bytes;
 }
 
+/** A job key handed to `openIa` (`options.jobKey`), checked: bytes, at least MIN_JOB_KEY_BYTES of them. */
+export function requireJobKeyOption(jobKey: unknown): Uint8Array {
+  if (!(jobKey instanceof Uint8Array) || jobKey.length < MIN_JOB_KEY_BYTES) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `options.jobKey must be a Uint8Array of at least ${MIN_JOB_KEY_BYTES} bytes`, { argument: 'options.jobKey' });
+  }
+  return jobKey;
+}
+
 /** The text form used in `DAPL_JOB_KEY` (hex). */
 export function encodeJobKey(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex');

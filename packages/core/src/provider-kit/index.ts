@@ -27,7 +27,7 @@ export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory
 export { checkIov, copyIov, gatherInto, IovWriter } from './iov.js';
 export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
 export { ConnectionRequestBase, PspBase } from './psp-base.js';
-export { ListenerTable } from './listener-table.js';
+export { ListenerTable, type ConnectRefusal } from './listener-table.js';
 export { BoundPsp } from './bound-psp.js';
 export { PairingConnectionRequest, type PairedEndpoint } from './pairing-connection-request.js';
 export { IaBase, effectiveCapabilities, type IaBaseInit } from './ia-base.js';

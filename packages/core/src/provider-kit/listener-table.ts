@@ -5,12 +5,26 @@ import type { EvdQueue } from './evd-queue.js';
 import type { IaBase } from './ia-base.js';
 import type { PspBase } from './psp-base.js';
 
+/** Why an in-process connect fails before any connection request is raised. */
+export interface ConnectRefusal {
+  readonly type: 'connection-unreachable' | 'connection-non-peer-rejected';
+  readonly reason: string;
+}
+
 /** The listeners of an in-process fabric (the loopback's, a simulated one's), by address and conn-qual. */
 export class ListenerTable<I extends IaBase> {
   private readonly byKey = new Map<string, BoundPsp<I>>();
 
   get(address: string, connQual: number): BoundPsp<I> | undefined {
     return this.byKey.get(`${address}#${connQual}`);
+  }
+
+  /** The live listener a connect to `address` / `connQual` reaches, or why it is refused (`iaExists`: an IA has that address). */
+  route(address: string, connQual: number, iaExists: boolean): BoundPsp<I> | ConnectRefusal {
+    if (!iaExists) return { type: 'connection-unreachable', reason: `no IA at ${address}` };
+    const psp = this.get(address, connQual);
+    if (psp === undefined || psp.freed) return { type: 'connection-non-peer-rejected', reason: `nothing listens at ${address} conn-qual ${connQual}` };
+    return psp;
   }
 
   /**

@@ -71,12 +71,7 @@ function transfer(p: GatherProgram, count: number, base: Uint8Array, baseOffset:
     throw new MpiError(ErrorClass.ERR_INTERN, `packed range [${packedFrom}, ${packedFrom + length}) is outside the ${p.size * count} bytes of ${count} elements`);
   }
   if (p.contiguous) {
-    const at = baseOffset + p.minOffset + packedFrom;
-    if (length <= SHORT_BLOCK) {
-      if (gather) for (let i = 0; i < length; i++) packed[packedOffset + i] = base[at + i];
-      else for (let i = 0; i < length; i++) base[at + i] = packed[packedOffset + i];
-    } else if (gather) packed.set(base.subarray(at, at + length), packedOffset);
-    else base.set(packed.subarray(packedOffset, packedOffset + length), at);
+    copyBlock(base, baseOffset + p.minOffset + packedFrom, packed, packedOffset, length, gather);
     return;
   }
   let element = Math.floor(packedFrom / p.size);
@@ -88,12 +83,7 @@ function transfer(p: GatherProgram, count: number, base: Uint8Array, baseOffset:
   while (left > 0) {
     const skip = within - p.prefix[block];
     const n = Math.min(p.blockLengths[block] - skip, left);
-    const at = baseOffset + element * p.extent + p.blockOffsets[block] + skip;
-    if (n < SHORT_BLOCK) {
-      if (gather) for (let i = 0; i < n; i++) packed[k + i] = base[at + i];
-      else for (let i = 0; i < n; i++) base[at + i] = packed[k + i];
-    } else if (gather) packed.set(base.subarray(at, at + n), k);
-    else base.set(packed.subarray(k, k + n), at);
+    copyBlock(base, baseOffset + element * p.extent + p.blockOffsets[block] + skip, packed, k, n, gather);
     k += n;
     left -= n;
     within += n;
@@ -103,6 +93,15 @@ function transfer(p: GatherProgram, count: number, base: Uint8Array, baseOffset:
       element++;
     }
   }
+}
+
+/** `n` bytes between `base[at…]` and `packed[k…]`, in the direction `gather` says; short ones byte by byte. */
+function copyBlock(base: Uint8Array, at: number, packed: Uint8Array, k: number, n: number, gather: boolean): void {
+  if (n < SHORT_BLOCK) {
+    if (gather) for (let i = 0; i < n; i++) packed[k + i] = base[at + i];
+    else for (let i = 0; i < n; i++) base[at + i] = packed[k + i];
+  } else if (gather) packed.set(base.subarray(at, at + n), k);
+  else base.set(packed.subarray(k, k + n), at);
 }
 
 /** The block holding packed offset `within` of an element: the last b with prefix[b] ≤ within. */

@@ -1,5 +1,6 @@
 import type { DatStatus, DtoStatus } from '../../dat/status.js';
 import { EpState } from '../../dat/endpoint.js';
+import { BoundPsp } from '../bound-psp.js';
 import { EndpointBase, type DtoRequest, type PostedRecv } from '../endpoint-base.js';
 import type { SimFabric } from './sim-fabric.js';
 import type { SimIa } from './sim-ia.js';
@@ -49,10 +50,8 @@ export abstract class SimEndpoint extends EndpointBase {
     this.pendingConnect = true;
     this.later(() => {
       if (!this.pendingConnect) return;
-      const target = this.fabric.ia(address);
-      if (target === undefined) return this.fail('connection-unreachable', `no IA at ${address}`);
-      const psp = this.fabric.listeners.get(address, connQual);
-      if (psp === undefined || psp.freed) return this.fail('connection-non-peer-rejected', `nothing listens at ${address} conn-qual ${connQual}`);
+      const psp = this.fabric.listeners.route(address, connQual, this.fabric.ia(address) !== undefined);
+      if (!(psp instanceof BoundPsp)) return this.fail(psp.type, psp.reason);
       // A request with the wrong job key is dropped before any CR event: the client times out.
       if (!this.ia.sameJobAs(psp.ia)) return;
       psp.raiseRequest(new SimConnectionRequest(psp, this, privateData));

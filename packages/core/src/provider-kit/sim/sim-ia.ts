@@ -1,9 +1,9 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { EndpointAttributes } from '../../dat/endpoint.js';
 import type { EvdOptions } from '../../dat/evd.js';
 import type { SimClock } from '../../sim/sim-clock.js';
 import type { KitEvds } from '../endpoint-base.js';
 import type { EvdQueue } from '../evd-queue.js';
+import { constantTimeEqual } from '../bytes.js';
 import { IaBase, type IaBaseInit } from '../ia-base.js';
 import type { KitPz } from '../memory.js';
 import type { PspBase } from '../psp-base.js';
@@ -60,7 +60,7 @@ export abstract class SimIa extends IaBase {
   }
 
   sameJobAs(other: SimIa): boolean {
-    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
+    return constantTimeEqual(this.jobKey, other.jobKey);
   }
 
   protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {

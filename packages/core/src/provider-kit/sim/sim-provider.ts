@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { pino } from 'pino';
-import { MIN_JOB_KEY_BYTES } from '../../config/job-key.js';
-import { DatError } from '../../dat/errors.js';
+import { requireJobKeyOption } from '../../config/job-key.js';
 import type { IaLimits } from '../../dat/ia.js';
 import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, type DatProvider, type IaOptions, type ParameterSpec, type ProviderCapabilities } from '../../dat/provider.js';
-import { DatStatus } from '../../dat/status.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { SimClock } from '../../sim/sim-clock.js';
 import { SimKernel } from '../../sim/sim-kernel.js';
@@ -46,14 +44,6 @@ export interface SimProviderDefinition<P extends SimParameters, F extends SimFab
   openIa(init: IaBaseInit, place: SimIaPlace<F>): SimIa;
 }
 
-function jobKeyFrom(options: IaOptions, fallback: Uint8Array): Uint8Array {
-  if (options.jobKey === undefined) return fallback;
-  if (!(options.jobKey instanceof Uint8Array) || options.jobKey.length < MIN_JOB_KEY_BYTES) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `options.jobKey must be a Uint8Array of at least ${MIN_JOB_KEY_BYTES} bytes`, { argument: 'options.jobKey' });
-  }
-  return options.jobKey;
-}
-
 /** The runtime's clock when it is a clock of `kernel` (a rank of its run), else undefined. */
 function rankClock(kernel: SimKernel, runtime: Runtime | undefined): SimClock | undefined {
   if (runtime === undefined || !Number.isSafeInteger(runtime.rank) || runtime.rank < 0) return undefined;
@@ -88,7 +78,7 @@ export function createSimProvider<P extends SimParameters, F extends SimFabric<P
         // Tests drive IAs outside any kernel.run: events must still happen as they await.
         kernel.enableFreeRunning();
       } else fabric.checkSameModel(params);
-      const jobKey = jobKeyFrom(iaOptions, defaultKey);
+      const jobKey = iaOptions.jobKey === undefined ? defaultKey : requireJobKeyOption(iaOptions.jobKey);
       const clock = rankClock(kernel, runtime);
       // A rank's IA is node `rank` when that is free: addresses then do not depend on which rank loaded first.
       const node = fabric.allocateNode(clock === undefined ? undefined : runtime?.rank);

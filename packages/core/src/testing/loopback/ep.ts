@@ -1,7 +1,7 @@
 import { DatStatus, DtoStatus } from '../../dat/status.js';
 import { MemAccess } from '../../dat/memory.js';
 import { EpState } from '../../dat/endpoint.js';
-import { copyIov, defer, EndpointBase, gatherInto, IovWriter, type DtoRequest } from '../../provider-kit/index.js';
+import { BoundPsp, copyIov, defer, EndpointBase, gatherInto, IovWriter, type DtoRequest } from '../../provider-kit/index.js';
 import type { LoopbackIa } from './ia.js';
 import { LoopbackConnectionRequest } from './psp.js';
 
@@ -21,9 +21,8 @@ export class LoopbackEndpoint extends EndpointBase {
     queueMicrotask(() => {
       if (!this.pendingConnect) return;
       const fabric = this.ia.fabric;
-      if (!fabric.knows(address)) return this.fail('connection-unreachable', `no IA at ${address}`);
-      const psp = fabric.listeners.get(address, connQual);
-      if (psp === undefined || psp.freed) return this.fail('connection-non-peer-rejected', `nothing listens at ${address} conn-qual ${connQual}`);
+      const psp = fabric.listeners.route(address, connQual, fabric.knows(address));
+      if (!(psp instanceof BoundPsp)) return this.fail(psp.type, psp.reason);
       // Like tcp, a request with the wrong job key is dropped before any CR event: the client times out.
       if (!this.ia.sameJobAs(psp.ia)) return;
       psp.raiseRequest(new LoopbackConnectionRequest(psp, this, privateData));

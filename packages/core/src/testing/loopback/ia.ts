@@ -1,8 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { EndpointAttributes } from '../../dat/endpoint.js';
-import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '../../provider-kit/index.js';
+import { constantTimeEqual, IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '../../provider-kit/index.js';
 import { LoopbackEndpoint } from './ep.js';
 import type { LoopbackFabric } from './fabric.js';
 
@@ -21,7 +20,7 @@ export class LoopbackIa extends IaBase {
   }
 
   sameJobAs(other: LoopbackIa): boolean {
-    return this.jobKey.length === other.jobKey.length && timingSafeEqual(this.jobKey, other.jobKey);
+    return constantTimeEqual(this.jobKey, other.jobKey);
   }
 
   override validateAddress(address: string): void {
