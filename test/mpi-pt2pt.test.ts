@@ -42,6 +42,16 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(datatypes)).toEqual(ranks(2, () => 'datatypes ok'));
   });
 
+  it('modes without receiver-initiated rendezvous: every large message by RTS and RDMA read (2 ranks)', async () => {
+    expect(passed(await run(2, 'modes', { DAPL_MPI_RECEIVER_INITIATED: 'false' }))).toEqual(['rank 1: modes ok (83 transfers checked)']);
+  });
+
+  it('receiver-initiated rendezvous: a window written into advertised receives, an eager message first, truncation, a wildcard ahead, cancel, 200 tags; and with it off', async () => {
+    const [on, off] = await Promise.all([run(2, 'advertised'), run(2, 'advertised', { DAPL_MPI_RECEIVER_INITIATED: 'false' })]);
+    expect(passed(on)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
+    expect(passed(off)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
+  });
+
   it('wildcards, non-overtaking order, probe then recv, cancel, sendrecvReplace, 500 outstanding receives (5 ranks)', async () => {
     expect(passed(await run(5, 'matching'))).toEqual(ranks(5, () => 'matching ok'));
   });
@@ -86,6 +96,10 @@ describe('MPI point-to-point on tcp with one process per rank (dapl run)', () =>
     expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
     expect(passed(errors)).toEqual(ranks(2, () => 'errors ok (38 cases)'));
   });
+
+  it('receiver-initiated rendezvous (2 processes)', async () => {
+    expect(passed(await run(2, 'advertised'))).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
+  });
 });
 
 describe('MPI at 16 ranks', () => {
@@ -120,6 +134,7 @@ describe('MPI jobs tell what they are doing', () => {
       'mpi: device rdma on provider combuf: 64 eager buffers of 4096 B per peer, 64 send buffers',
       'mpi: 0..4096 B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)',
       'mpi: 4097.. B: rendezvous by RDMA read (the receiver pulls into the user buffer, then FIN)',
+      'mpi: 4097.. B into a receive posted before its message (contiguous, named source and tag): receiver-initiated; the receive is advertised and the sender writes into it with immediate, also when its RTS went first',
     ]);
   });
 

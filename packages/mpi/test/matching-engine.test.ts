@@ -34,6 +34,33 @@ describe('MatchingEngine', () => {
     expect(m.post(0, 1, 7, 'r').handle).toBeDefined();
   });
 
+  it('olderRivals counts the older receives of the same (source, tag) and refuses when a wildcard could take the message first', () => {
+    const m = new MatchingEngine<string, string>();
+    const handle = (r: ReturnType<typeof m.post>): PostedHandle => r.handle!;
+    const first = handle(m.post(0, 1, 5, 'a'));
+    expect(m.olderRivals(first)).toBe(0);
+    const second = handle(m.post(0, 1, 5, 'b'));
+    expect(m.olderRivals(second)).toBe(1);
+    expect(m.olderRivals(first)).toBe(-1); // not the newest of its bin
+    expect(m.olderRivals(handle(m.post(0, 2, 5, 'other source')))).toBe(0);
+    expect(m.olderRivals(handle(m.post(1, 1, 5, 'other context')))).toBe(0);
+    // An older wildcard in the same context that accepts (1, 5): -1 for receives posted after it.
+    const wild = handle(m.post(0, ANY_SOURCE, 5, 'any-five'));
+    expect(m.olderRivals(wild)).toBe(-1);
+    expect(m.olderRivals(handle(m.post(0, 1, 5, 'c')))).toBe(-1);
+    expect(m.olderRivals(handle(m.post(0, 1, 6, 'other tag')))).toBe(0);
+    m.cancel(wild);
+    expect(m.olderRivals(handle(m.post(0, 1, 5, 'd')))).toBe(3);
+    handle(m.post(0, 1, ANY_TAG, 'one-any'));
+    expect(m.olderRivals(handle(m.post(0, 1, 7, 'e')))).toBe(-1);
+    expect(m.olderRivals(handle(m.post(0, 3, 7, 'f')))).toBe(0);
+    m.post(0, ANY_SOURCE, ANY_TAG, 'any-any');
+    expect(m.olderRivals(handle(m.post(0, 3, 8, 'g')))).toBe(-1);
+    // Once matched, a receive is no longer posted.
+    expect(m.arrive(0, 1, 5, 'x')).toBe('a');
+    expect(m.olderRivals(first)).toBe(-1);
+  });
+
   it('probe looks without taking; cancel removes one receive once; contexts do not mix', () => {
     const m = new MatchingEngine<string, string>();
     m.arrive(3, 0, 1, 'x');

@@ -24,8 +24,15 @@ class RecordingDevice implements Device {
   keep(message: IncomingMessage): void {
     this.kept.push(message);
   }
-  receivePosted(peer: number | undefined): void {
+  readonly posted: RecvRequest[] = [];
+  /** Receives whose cancel the device takes over (as for an advertised receive). */
+  readonly deferred = new Set<RecvRequest>();
+  receivePosted(peer: number | undefined, request?: RecvRequest): void {
     this.released.push(peer);
+    if (request !== undefined) this.posted.push(request);
+  }
+  deferCancel(request: RecvRequest): boolean {
+    return this.deferred.has(request);
   }
   discard(): void {}
   drain(): Promise<void> {
@@ -113,6 +120,28 @@ describe('PointToPoint (the ADI)', () => {
     expect(p2p.cancel(r)).toBe(true);
     expect((await r.wait()).cancelled).toBe(true);
     expect(p2p.cancel(r)).toBe(false);
+    expect(p2p.engine.postedCount).toBe(0);
+  });
+
+  it('a cancel the device defers leaves the receive posted until the device cancels it, or a message matches it first', async () => {
+    const { p2p, device } = setUp();
+    const first = p2p.irecv(0, 1, 1, span(1), 1);
+    const second = p2p.irecv(0, 1, 1, span(1), 1);
+    expect(device.posted).toEqual([first, second]);
+    expect(p2p.olderRivals(first)).toBe(-1);
+    expect(p2p.olderRivals(second)).toBe(1);
+    device.deferred.add(first).add(second);
+    expect(p2p.cancel(first)).toBe(true);
+    expect(p2p.cancel(second)).toBe(true);
+    expect(first.done || second.done).toBe(false);
+    // A message matches the first while its cancel is under way: it completes with the data.
+    p2p.arrive(message(1, 1, [7]));
+    expect(p2p.cancelPosted(first)).toBe(false);
+    expect((await first.wait()).cancelled).toBe(false);
+    expect([...first.data.bytes]).toEqual([7]);
+    // The second was still posted when the device finished: cancelled.
+    expect(p2p.cancelPosted(second)).toBe(true);
+    expect((await second.wait()).cancelled).toBe(true);
     expect(p2p.engine.postedCount).toBe(0);
   });
 });

@@ -13,6 +13,14 @@ export enum MessageKind {
   RTS = 3,
   /** Clear to send: the receiver's exposed buffer for an RDMA write (rendezvous by write). */
   CTS = 4,
+  /**
+   * Posted receives advertised to their sender (receiver-initiated rendezvous): `size` entries after
+   * the header, each with context, tag, the receive's id, its buffer exposed for RDMA write, and
+   * which message it will match (device/rdma/receive-notices.ts).
+   */
+  ADVERTISE = 5,
+  /** The receiver takes advertised receives back (cancels): `size` entries; the sender forgets its advertisements for their context and tag. */
+  REVOKE = 6,
 }
 
 export const HeaderFlag = {
@@ -22,6 +30,8 @@ export const HeaderFlag = {
   READ: 0x02,
   /** RTS of a synchronous send (informational: rendezvous is synchronous anyway). */
   SYNC: 0x04,
+  /** RTS the sender keeps claimable: a late advertisement of the receive it matches makes it write (receiver-initiated rendezvous). */
+  CLAIMABLE: 0x08,
 } as const;
 
 /** A decoded header (one reused object per decoder). */
@@ -60,7 +70,7 @@ export function writeHeader(view: DataView, h: Header): void {
 /** Decode into `h`; returns false when the kind is unknown (a corrupt or foreign message). */
 export function readHeader(view: DataView, h: Header): boolean {
   const kind = view.getUint8(0);
-  if (kind < MessageKind.EAGER || kind > MessageKind.CTS) return false;
+  if (kind < MessageKind.EAGER || kind > MessageKind.REVOKE) return false;
   h.kind = kind;
   h.flags = view.getUint8(1);
   h.credits = view.getUint16(2, true);

@@ -138,6 +138,25 @@ export class MatchingEngine<R, M> {
     return true;
   }
 
+  /**
+   * How many posted receives older than `handle` could take a message that `handle` accepts: the
+   * older ones of its own (source, tag) bin. -1 when that is not all (an older wildcard receive could
+   * take it), when `handle` is a wildcard receive itself, or when it is not the newest of its bin or no
+   * longer posted. O(1): the wildcard bins' heads are their oldest entries.
+   */
+  olderRivals(handle: PostedHandle): number {
+    if (!(handle instanceof ListNode)) return -1;
+    const node = handle as ListNode<R>;
+    const bin = node.lists[0];
+    if (bin === null || bin.tail !== node || node.source === ANY_SOURCE || node.tag === ANY_TAG) return -1;
+    const q = this.#contexts.get(node.context)!;
+    const seq = node.seq;
+    if ((q.postedAny.head?.seq ?? Infinity) < seq) return -1;
+    if ((q.postedAnySource.get(node.tag)?.head?.seq ?? Infinity) < seq) return -1;
+    if ((q.postedAnyTag.get(node.source)?.head?.seq ?? Infinity) < seq) return -1;
+    return bin.size - 1;
+  }
+
   /** Remove every posted receive `which` selects, oldest first (a peer was lost: not a hot path). */
   removePosted(which: (receive: R) => boolean): R[] {
     const removed: ListNode<R>[] = [];

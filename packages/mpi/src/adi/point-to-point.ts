@@ -67,7 +67,7 @@ export class PointToPoint implements DeviceHost {
       request.fail(lost);
       return request;
     }
-    this.#device!.receivePosted(peer);
+    this.#device!.receivePosted(peer, request);
     return request;
   }
 
@@ -106,13 +106,27 @@ export class PointToPoint implements DeviceHost {
     this.#probes = remaining;
   }
 
-  /** MPI_Cancel of a receive: true if it was still posted (it completes as cancelled). */
+  /**
+   * MPI_Cancel of a receive: true if it was still posted. It completes as cancelled — or, when the
+   * device first has to take it back from the peer it advertised it to and a message matches it
+   * meanwhile, with that message (MPI allows either; `status.cancelled` tells).
+   */
   cancel(request: RecvRequest): boolean {
+    if (request.done || request.handle === undefined) return false;
+    if (this.#device!.deferCancel(request)) return true;
+    return this.cancelPosted(request);
+  }
+
+  cancelPosted(request: RecvRequest): boolean {
     if (request.done || request.handle === undefined) return false;
     if (!this.engine.cancel(request.handle)) return false;
     request.handle = undefined;
     request.complete(new Status(request.source, request.tag, 0, true));
     return true;
+  }
+
+  olderRivals(request: RecvRequest): number {
+    return request.handle === undefined ? -1 : this.engine.olderRivals(request.handle);
   }
 
   /** A peer was lost: receives naming it fail now, and later operations with it fail at once. */

@@ -22,6 +22,12 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: 'bytes of unexpected eager data copied out of receive buffers; beyond it messages stay in the buffers and their senders wait for credits',
   },
   { name: 'rendezvous', type: 'enum', values: ['auto', 'read', 'write'], default: 'auto', help: 'rendezvous by RDMA read (receiver pulls) or RDMA write (sender pushes after CTS); auto: read when the provider has it' },
+  {
+    name: 'receiverInitiated',
+    type: 'boolean',
+    default: true,
+    help: 'a large receive posted before its message is advertised to the sender, which writes the data straight into it (no RTS and no wait for the receiver); off: every large message goes by rendezvous',
+  },
   { name: 'registrationCache', type: 'integer', default: 64, min: 1, max: 65_536, help: 'user buffers (whole ArrayBuffers) kept registered for rendezvous, least recently used freed first' },
   { name: 'protocolInfo', type: 'boolean', default: false, help: 'rank 0 prints which protocol serves which message sizes at init' },
   {
@@ -41,6 +47,7 @@ export interface MpiParameters {
   readonly sendBuffers: number;
   readonly unexpectedLimit: number;
   readonly rendezvous: 'auto' | 'read' | 'write';
+  readonly receiverInitiated: boolean;
   readonly registrationCache: number;
   readonly protocolInfo: boolean;
   readonly collectives: 'auto' | 'hardware' | 'software';

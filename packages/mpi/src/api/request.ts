@@ -55,7 +55,10 @@ export class Request {
 
   /**
    * Cancel a receive that has not matched yet (MPI_Cancel): it completes with `status.cancelled`.
-   * Returns whether it was cancelled; a send cannot be cancelled (ERR_REQUEST).
+   * Returns false when it had already matched. A receive advertised to its sender (receiver-initiated
+   * rendezvous) is taken back from the sender first: it completes a round trip later, cancelled — or
+   * with the message, if that was already on its way (`status.cancelled` is false then; MPI allows
+   * either). A send cannot be cancelled (ERR_REQUEST).
    */
   cancel(): boolean {
     if (!(this.#core instanceof RecvRequest) || this.#cancel === undefined) {

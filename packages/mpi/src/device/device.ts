@@ -15,9 +15,16 @@ export interface Device {
   keep(message: IncomingMessage): void;
   /**
    * A receive (or probe) from world rank `peer` (undefined: any source) was posted and matched
-   * nothing: release whatever holds that peer's messages back, so that it can arrive.
+   * nothing: release whatever holds that peer's messages back, so that it can arrive. `request` is
+   * the receive (undefined for a probe): the device may tell the peer about it.
    */
-  receivePosted(peer: number | undefined): void;
+  receivePosted(peer: number | undefined, request?: RecvRequest): void;
+  /**
+   * MPI_Cancel of a posted receive: true when the device must first take the receive back from the
+   * peer it told about it; it then calls `host.cancelPosted` (the receive may match meanwhile).
+   * False: the ADI cancels now.
+   */
+  deferCancel(request: RecvRequest): boolean;
   /** Drop a queued message for good (its communicator was freed). */
   discard(message: IncomingMessage): void;
   /** Settles when no send of this rank is still in flight. */
@@ -35,4 +42,12 @@ export interface DeviceHost {
   arrive(message: IncomingMessage): void;
   /** A peer was lost: fail what waits on it. */
   peerFailed(peer: number, error: MpiError): void;
+  /**
+   * How many posted receives older than `request` could take a message it accepts, all of them with
+   * its own source and tag; -1 when a wildcard receive could, or when `request` is not the newest
+   * posted receive of its (source, tag).
+   */
+  olderRivals(request: RecvRequest): number;
+  /** Cancel `request` if it is still posted (it completes as cancelled); false when it matched. */
+  cancelPosted(request: RecvRequest): boolean;
 }

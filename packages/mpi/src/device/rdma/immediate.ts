@@ -12,6 +12,10 @@ export enum ImmediateKind {
   SYNC_ACK = 3,
   /** The sender has written the data for the receiver's request `value` (rendezvous by write). */
   FIN_WRITE = 4,
+  /** The sender has written a message into the receiver's advertised request `value` (its length is the write's). */
+  FIN_ADVERTISED = 5,
+  /** The sender has forgotten the advertisement of the receiver's request `value` (the answer to REVOKE). */
+  REVOKED = 6,
 }
 
 const VALUE_BITS = 29;

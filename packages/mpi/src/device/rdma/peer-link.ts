@@ -1,9 +1,12 @@
 import type { Endpoint, RmrTriplet } from '@dapl/core';
 import type { MpiError } from '../../api/errors.js';
 import type { IncomingMessage, RecvRequest, SendRequest } from '../../adi/requests.js';
+import { AdvertisedReceives } from './advertised-receives.js';
+import { MessageCounter } from './message-counter.js';
+import type { NoticeBatch } from './receive-notices.js';
 
-/** Something waiting to go out in an eager buffer: a send (eager data or RTS), or a CTS for a receive. */
-export type Outgoing = SendRequest | RecvRequest;
+/** Something waiting to go out in an eager buffer: a send (eager data or RTS), a CTS for a receive, or a notice about a receive. */
+export type Outgoing = SendRequest | RecvRequest | NoticeBatch;
 
 /**
  * The device's state for one peer (MVAPICH2's VC): the endpoint, the receive buffers posted for the
@@ -29,6 +32,20 @@ export class PeerLink {
   bell: RmrTriplet | undefined = undefined;
   failed: MpiError | undefined = undefined;
   connecting = false;
+  /** Messages we sent the peer, and messages the peer sent us, counted per (context, tag). */
+  readonly sent = new MessageCounter();
+  readonly arrived = new MessageCounter();
+  /** Receives the peer advertised to us. */
+  readonly advertisements = new AdvertisedReceives();
+  /** Our unanswered RTSs an advertisement may still claim, by epoch, context, tag and ordinal. */
+  readonly claimable = new Map<string, SendRequest>();
+  /** Our advertised receives still posted, per message key (context, tag). */
+  readonly advertisedPosted = new Map<number, number>();
+  /** Our receives being taken back (REVOKE sent), oldest first: REVOKED answers come in this order. */
+  readonly revoking: RecvRequest[] = [];
+  /** Notices not yet sent, still taking more (the newest batch of each kind in the backlog). */
+  openAdvertise: NoticeBatch | undefined = undefined;
+  openRevoke: NoticeBatch | undefined = undefined;
 
   constructor(
     readonly peer: number,

@@ -10,7 +10,10 @@ import { packRange, unpackRange } from '../../datatype/index.js';
 import type { BufferSpan } from '../../adi/transfer.js';
 import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
+import { messageKey } from './message-counter.js';
 import { PeerLink, type Outgoing } from './peer-link.js';
+import type { Advertisement } from './advertised-receives.js';
+import { NoticeBatch, emptyNotice, noticesPerMessage, readNotice, writeNotices } from './receive-notices.js';
 import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
 import { makeSlots, type Slot } from './slot.js';
 
@@ -31,6 +34,29 @@ interface Arrival {
   readonly remote: RmrTriplet | undefined;
   /** Eager data copied out of its buffer (counted in the unexpected bytes until consumed). */
   copied: boolean;
+  /** Written straight into this advertised receive (receiver-initiated rendezvous). */
+  readonly advertised?: RecvRequest;
+  /** The message's epoch and ordinal among its context and tag's messages from this peer. */
+  readonly epoch: number;
+  readonly ordinal: number;
+  /** An RTS whose sender writes into the receive it matches if that receive's advertisement reaches it. */
+  readonly claimable?: boolean;
+}
+
+/** A receive advertised to its sender: its buffer is exposed for the sender's RDMA write. */
+class AdvertisedRecv {
+  withdrawn = false;
+  revoking = false;
+  /** Matched by an RTS whose sender will write into it once our advertisement reaches it. */
+  adopted: { source: number; tag: number; size: number } | undefined = undefined;
+  constructor(
+    readonly link: PeerLink,
+    readonly key: number,
+    readonly exposure: Exposure,
+    /** The message it will match. */
+    readonly epoch: number,
+    readonly ordinal: number,
+  ) {}
 }
 
 /** A receive being filled by rendezvous. */
@@ -53,6 +79,8 @@ interface RendezvousSend {
   /** By read: the RMR the receiver reads through. */
   exposure: Exposure | undefined;
   chunksLeft: number;
+  /** Its key among the link's rendezvous sends an advertisement may still claim. */
+  claimKey?: string;
 }
 
 export interface RdmaDeviceAttachment {
@@ -83,6 +111,7 @@ export class RdmaDevice implements Device {
   readonly #recvTable = new RequestTable<RecvRequest>();
   /** Decoding and encoding use separate headers: decoding a message may send others (credits unstall a backlog). */
   readonly #inHeader: Header = emptyHeader();
+  readonly #inNotice = emptyNotice();
   readonly #outHeader: Header = emptyHeader();
   readonly #waitingForSlots = new Set<PeerLink>();
   #a: RdmaDeviceAttachment | undefined;
@@ -91,12 +120,15 @@ export class RdmaDevice implements Device {
   #rmrs: Rmr[] = [];
   #bellRmr: Rmr | undefined;
   #read = true;
+  /** Receives posted before their message are advertised to the sender, which writes into them. */
+  #advertise = false;
+  #noticesPerMessage = 0;
   #chunk = MAX_CHUNK;
   #maxIov = 1;
   #inFlight = 0;
   #drained: (() => void)[] = [];
   #closed = false;
-  readonly #counts = { eagerSends: 0, rendezvousSends: 0, unexpectedBytes: 0, peakUnexpectedBytes: 0, heldMessages: 0, peakHeldMessages: 0, creditStalls: 0, creditImmediates: 0 };
+  readonly #counts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, unexpectedBytes: 0, peakUnexpectedBytes: 0, heldMessages: 0, peakHeldMessages: 0, creditStalls: 0, creditImmediates: 0 };
 
   constructor(params: MpiParameters, host: DeviceHost, clock: Clock) {
     this.#params = params;
@@ -130,6 +162,8 @@ export class RdmaDevice implements Device {
     this.#read = p.rendezvous === 'read' || (p.rendezvous === 'auto' && canRead);
     if (this.#read && !canRead) throw new MpiError(ErrorClass.ERR_ARG, `mpi.rendezvous is 'read' but provider ${attrs.provider} has no RDMA read`, { argument: 'mpi.rendezvous' });
     this.#chunk = Math.min(MAX_CHUNK, attrs.limits.maxRdmaSize);
+    this.#noticesPerMessage = noticesPerMessage(p.eagerLimit);
+    this.#advertise = p.receiverInitiated && this.#noticesPerMessage > 0 && attrs.capabilities.includes('rdma-write-immediate');
     this.#maxIov = attrs.limits.maxIov;
     this.#cache = new RegistrationCache(connections.pz, p.registrationCache);
     this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
@@ -172,6 +206,11 @@ export class RdmaDevice implements Device {
     if (!link.ready) return this.#connect(link);
     if (link.sendEp!.state !== EpState.CONNECTED) return;
     while (link.backlogSize > 0) {
+      const head = link.peek();
+      if (head instanceof SendRequest && link.advertisements.size > 0 && this.#writeAdvertised(link, head)) {
+        link.shift();
+        continue;
+      }
       if (link.credits === 0) {
         this.#counts.creditStalls++;
         return;
@@ -212,7 +251,18 @@ export class RdmaDevice implements Device {
     h.targetOffset = 0;
     h.rmrContext = 0n;
     let length = HEADER_BYTES;
-    if (item instanceof SendRequest) {
+    if (item instanceof NoticeBatch) {
+      if (link.openAdvertise === item) link.openAdvertise = undefined;
+      if (link.openRevoke === item) link.openRevoke = undefined;
+      h.kind = item.kind === 'advertise' ? MessageKind.ADVERTISE : MessageKind.REVOKE;
+      h.context = 0;
+      h.source = 0;
+      h.tag = 0;
+      h.senderRequest = 0;
+      h.size = item.notices.length;
+      length += writeNotices(slot.view, item);
+    } else if (item instanceof SendRequest) {
+      const ordinal = link.sent.count(item.context, item.tag);
       const data = item.data;
       h.context = item.context;
       h.source = item.source;
@@ -242,6 +292,13 @@ export class RdmaDevice implements Device {
         }
         if (item.mode === SendMode.SYNCHRONOUS) h.flags |= HeaderFlag.SYNC;
         this.#counts.rendezvousSends++;
+        // The receive it matches may have been advertised too late for us to see: when that
+        // advertisement arrives while this RTS is unanswered, we write into the receive after all.
+        if (this.#advertise && data.size <= this.#chunk) {
+          state.claimKey = claimKey(link.sent.epoch, item.context, item.tag, ordinal);
+          link.claimable.set(state.claimKey, item);
+          h.flags |= HeaderFlag.CLAIMABLE;
+        }
       }
     } else {
       // CTS: the receiver's window for a rendezvous by write.
@@ -260,6 +317,42 @@ export class RdmaDevice implements Device {
     link.sendEp!.postSend(slot.post(length), slot);
     // Eager data is in our buffer now: a standard, ready or buffered send is complete (MPI allows it).
     if (item instanceof SendRequest && h.kind === MessageKind.EAGER) item.complete(sendStatus);
+  }
+
+  /**
+   * Receiver-initiated rendezvous, the sender's side: when the peer advertised the receive that
+   * this message will match, write the data straight into it, the FIN in the write's immediate. No
+   * RTS, no credit, no wait for the receiver. False: the message goes the usual way.
+   */
+  #writeAdvertised(link: PeerLink, request: SendRequest): boolean {
+    const size = request.data.size;
+    if (size <= this.#params.eagerLimit || size > this.#chunk) return false;
+    const { epoch, ordinal } = link.sent.next(request.context, request.tag);
+    const ad = link.advertisements.take(request.context, request.tag, epoch, ordinal);
+    if (ad === undefined || size > ad.capacity) return false;
+    link.sent.count(request.context, request.tag);
+    request.deviceState = { region: undefined, exposure: undefined, chunksLeft: 0 } satisfies RendezvousSend;
+    this.#counts.receiverInitiatedSends++;
+    this.#writeRendezvous(request, link, { rmrContext: ad.rmrContext, targetOffset: ad.targetOffset, length: size }, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
+    return true;
+  }
+
+  /**
+   * An advertisement for a message already sent by RTS: if that RTS is unanswered, the receiver has
+   * matched it to this receive and waits for our write (it does not read), so write now.
+   */
+  #claimLate(link: PeerLink, context: number, tag: number, ad: Advertisement): void {
+    const key = claimKey(ad.epoch, context, tag, ad.ordinal);
+    const request = link.claimable.get(key);
+    if (request === undefined) return;
+    link.claimable.delete(key);
+    const size = request.data.size;
+    if (size <= this.#params.eagerLimit || size > ad.capacity || size > this.#chunk) return;
+    this.#sendTable.take(request.id);
+    this.#releaseSend(request);
+    this.#counts.receiverInitiatedSends++;
+    this.#counts.lateAdvertisements++;
+    this.#writeRendezvous(request, link, { rmrContext: ad.rmrContext, targetOffset: ad.targetOffset, length: size }, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
   }
 
   #takeRmr(): Rmr {
@@ -304,13 +397,15 @@ export class RdmaDevice implements Device {
     switch (h.kind) {
       case MessageKind.EAGER:
       case MessageKind.EAGER_SYNC: {
-        const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined, copied: false };
+        const ordinal = link.arrived.count(h.context, h.tag);
+        const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined, copied: false, epoch: link.arrived.epoch, ordinal };
         this.#host.arrive(incoming(link.peer, h, slot.payload(h.size), arrival));
         return;
       }
       case MessageKind.RTS: {
         const remote = (h.flags & HeaderFlag.READ) !== 0 ? { rmrContext: h.rmrContext, targetOffset: h.targetOffset, length: h.size } : undefined;
-        const arrival: Arrival = { slot: undefined, ep, link, senderRequest: h.senderRequest, remote, copied: false };
+        const ordinal = link.arrived.count(h.context, h.tag);
+        const arrival: Arrival = { slot: undefined, ep, link, senderRequest: h.senderRequest, remote, copied: false, epoch: link.arrived.epoch, ordinal, claimable: (h.flags & HeaderFlag.CLAIMABLE) !== 0 };
         const message = incoming(link.peer, h, undefined, arrival);
         this.#repost(slot, ep, link);
         this.#host.arrive(message);
@@ -318,9 +413,34 @@ export class RdmaDevice implements Device {
       }
       case MessageKind.CTS: {
         const request = this.#sendTable.take(h.senderRequest);
+        if (request !== undefined) this.#unclaimable(request);
         const remote = { rmrContext: h.rmrContext, targetOffset: h.targetOffset, length: h.size };
         this.#repost(slot, ep, link);
-        if (request !== undefined) this.#writeRendezvous(request, link, remote, h.receiverRequest);
+        if (request !== undefined) this.#writeRendezvous(request, link, remote, h.receiverRequest, ImmediateKind.FIN_WRITE);
+        return;
+      }
+      case MessageKind.ADVERTISE: {
+        for (let i = 0; i < h.size; i++) {
+          const n = readNotice(slot.view, i, this.#inNotice);
+          const ad = { receiverRequest: n.receiverRequest, epoch: n.epoch, ordinal: n.ordinal, rmrContext: n.rmrContext, targetOffset: n.targetOffset, capacity: n.capacity };
+          const sent = link.sent;
+          if (ad.epoch === sent.epoch && ad.ordinal > sent.counted(n.context, n.tag)) link.advertisements.add(n.context, n.tag, ad);
+          else this.#claimLate(link, n.context, n.tag, ad);
+        }
+        this.#repost(slot, ep, link);
+        // A send waiting for a credit may be the one this receive takes.
+        if (link.backlogSize > 0) this.#pump(link);
+        return;
+      }
+      case MessageKind.REVOKE: {
+        // Answer on the endpoint our writes go out on: each answer arrives after any write into its receive.
+        const out = link.ready ? link.sendEp! : ep;
+        for (let i = 0; i < h.size; i++) {
+          const n = readNotice(slot.view, i, this.#inNotice);
+          link.advertisements.forget(n.context, n.tag);
+          this.#ring(out, link, ImmediateKind.REVOKED, n.receiverRequest);
+        }
+        this.#repost(slot, ep, link);
         return;
       }
     }
@@ -356,6 +476,7 @@ export class RdmaDevice implements Device {
       case ImmediateKind.FIN_READ: {
         const request = this.#sendTable.take(value);
         if (request === undefined) return;
+        this.#unclaimable(request);
         this.#releaseSend(request);
         request.complete(sendStatus);
         return;
@@ -366,7 +487,43 @@ export class RdmaDevice implements Device {
         this.#finishRendezvousRecv(request, request.deviceState as RendezvousRecv);
         return;
       }
+      case ImmediateKind.FIN_ADVERTISED:
+        return this.#arrivedAdvertised(event, value);
+      case ImmediateKind.REVOKED: {
+        const link = this.#linkOfEp(event.ep);
+        const request = link?.revoking.shift();
+        if (request === undefined) return;
+        if (this.#host.cancelPosted(request)) this.#withdraw(request);
+        return;
+      }
     }
+  }
+
+  /** A message was written into an advertised receive: it arrives like any other, its data already in place. */
+  #arrivedAdvertised(event: DtoCompletionEvent, id: number): void {
+    const request = this.#recvTable.get(id);
+    const state = request?.deviceState;
+    if (request === undefined || !(state instanceof AdvertisedRecv)) return;
+    const adopted = state.adopted;
+    if (adopted !== undefined) {
+      // Matched earlier by the message's RTS; the data is in place now.
+      this.#withdraw(request);
+      return request.finish(adopted.source, adopted.tag, adopted.size);
+    }
+    const link = state.link;
+    const ordinal = link.arrived.count(request.context, request.tag);
+    const arrival: Arrival = { slot: undefined, ep: event.ep, link, senderRequest: 0, remote: undefined, copied: false, advertised: request, epoch: link.arrived.epoch, ordinal };
+    this.#host.arrive({
+      peer: link.peer,
+      context: request.context,
+      source: request.source,
+      tag: request.tag,
+      size: event.transferredLength,
+      payload: undefined,
+      synchronous: false,
+      ready: false,
+      deviceState: arrival,
+    });
   }
 
   #linkOfEp(ep: Endpoint): PeerLink | undefined {
@@ -378,6 +535,16 @@ export class RdmaDevice implements Device {
 
   deliver(message: IncomingMessage, request: RecvRequest): void {
     const arrival = message.deviceState as Arrival;
+    const advertised = request.deviceState;
+    if (advertised instanceof AdvertisedRecv) {
+      if (this.#adopt(message, arrival, advertised)) return;
+      this.#withdraw(request);
+    }
+    if (arrival.advertised !== undefined) {
+      if (arrival.advertised === request) return request.finish(message.source, message.tag, message.size);
+      // The sender's count of this tag's messages disagrees with our matching: the data went to the wrong buffer.
+      return this.#failLink(arrival.link, misdirected(arrival.link.peer, message));
+    }
     const capacity = request.data.size;
     const length = Math.min(message.size, capacity);
     if (message.payload !== undefined) {
@@ -425,14 +592,14 @@ export class RdmaDevice implements Device {
     request.finish(state.source, state.tag, state.messageSize);
   }
 
-  #writeRendezvous(request: SendRequest, link: PeerLink, remote: RmrTriplet, receiverRequest: number): void {
+  #writeRendezvous(request: SendRequest, link: PeerLink, remote: RmrTriplet, receiverRequest: number, fin: ImmediateKind): void {
     const state = request.deviceState as RendezvousSend;
     const length = Math.min(request.data.size, remote.length);
     const ep = link.sendEp!;
     if (length === 0) {
       // Nothing fits the receive (it is truncated to 0 bytes): ring its FIN on the doorbell.
       state.chunksLeft = 1;
-      ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(ImmediateKind.FIN_WRITE, receiverRequest) });
+      ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(fin, receiverRequest) });
       return;
     }
     const source = gatherRegion(request.data, length, this.#cache!, this.#maxIov, this.#clock);
@@ -444,8 +611,16 @@ export class RdmaDevice implements Device {
       const n = Math.min(this.#chunk, length - done);
       const last = done + n >= length;
       const target = { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
-      ep.postRdmaWrite(source.iov(done, n), request, target, last ? { immediate: encodeImmediate(ImmediateKind.FIN_WRITE, receiverRequest) } : {});
+      ep.postRdmaWrite(source.iov(done, n), request, target, last ? { immediate: encodeImmediate(fin, receiverRequest) } : {});
     }
+  }
+
+  /** The receiver answered this RTS (FIN or CTS): no advertisement can claim it any more. */
+  #unclaimable(request: SendRequest): void {
+    const state = request.deviceState as RendezvousSend;
+    if (state.claimKey === undefined) return;
+    this.#links[request.peer]?.claimable.delete(state.claimKey);
+    state.claimKey = undefined;
   }
 
   #releaseSend(request: SendRequest): void {
@@ -508,6 +683,7 @@ export class RdmaDevice implements Device {
 
   keep(message: IncomingMessage): void {
     const arrival = message.deviceState as Arrival;
+    if (arrival.advertised !== undefined) return this.#failLink(arrival.link, misdirected(arrival.link.peer, message));
     if (arrival.slot === undefined || message.payload === undefined) return;
     const c = this.#counts;
     if (c.unexpectedBytes + message.size <= this.#params.unexpectedLimit) return this.#copyOut(message, arrival);
@@ -546,13 +722,96 @@ export class RdmaDevice implements Device {
     }
   }
 
-  receivePosted(peer: number | undefined): void {
+  receivePosted(peer: number | undefined, request?: RecvRequest): void {
+    if (request !== undefined && this.#advertise) this.#advertiseReceive(request);
     if (this.#counts.heldMessages === 0) return;
     // A receive waits and matched nothing: what it waits for may be behind buffers held for that
     // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
     // progress is guaranteed; other peers stay held.
     if (peer !== undefined) return this.#unhold(this.#links[peer]);
     for (const link of this.#links) this.#unhold(link);
+  }
+
+  /**
+   * Receiver-initiated rendezvous: tell the sender about a large receive posted before its message,
+   * and which of its messages will match it — the n-th with this context and tag, counted as both
+   * ends count. That is certain only when every older posted receive that could take such a message
+   * has this source and tag and was advertised too: then they take the messages in post order.
+   */
+  #advertiseReceive(request: RecvRequest): void {
+    const peer = request.peer;
+    const data = request.data;
+    if (peer === undefined || data.size <= this.#params.eagerLimit || data.size > this.#chunk || !data.program.contiguous) return;
+    const link = this.#link(peer);
+    if (link.failed !== undefined || link.revoking.length > 0) return;
+    const ahead = this.#host.olderRivals(request);
+    if (ahead < 0) return;
+    const key = messageKey(request.context, request.tag);
+    const advertised = link.advertisedPosted.get(key) ?? 0;
+    if (ahead !== advertised) return;
+    const exposure = expose(receiveRegion(data, data.size, this.#cache!), data.size, this.#takeRmr(), WRITE_ACCESS);
+    const ordinal = link.arrived.counted(request.context, request.tag) + ahead + 1;
+    request.deviceState = new AdvertisedRecv(link, key, exposure, link.arrived.epoch, ordinal);
+    request.id = this.#recvTable.add(request);
+    link.advertisedPosted.set(key, advertised + 1);
+    const t = exposure.triplet;
+    this.#notice(link, 'advertise').add(request, { epoch: link.arrived.epoch, ordinal, capacity: t.length, targetOffset: t.targetOffset, rmrContext: t.rmrContext });
+    this.#counts.advertisedReceives++;
+  }
+
+  /**
+   * The batch a notice of `kind` joins: the open one, or a new one queued behind everything sent
+   * so far. It leaves when the link is next pumped — at the latest a microtask later, so that the
+   * receives of one burst share a message.
+   */
+  #notice(link: PeerLink, kind: 'advertise' | 'revoke'): NoticeBatch {
+    const open = kind === 'advertise' ? link.openAdvertise : link.openRevoke;
+    if (open !== undefined && !open.full) return open;
+    const batch = new NoticeBatch(kind, this.#noticesPerMessage);
+    if (kind === 'advertise') link.openAdvertise = batch;
+    else link.openRevoke = batch;
+    link.push(batch);
+    queueMicrotask(() => this.#pump(link));
+    return batch;
+  }
+
+  /**
+   * An RTS matched an advertised receive and is the very message the advertisement names: its
+   * sender writes into the receive when the advertisement reaches it (it keeps such RTSs claimable),
+   * so wait for that write instead of reading. The two ends decide alike from the same numbers.
+   */
+  #adopt(message: IncomingMessage, arrival: Arrival, state: AdvertisedRecv): boolean {
+    if (arrival.claimable !== true) return false;
+    if (arrival.epoch !== state.epoch || arrival.ordinal !== state.ordinal) return false;
+    const size = message.size;
+    if (size <= this.#params.eagerLimit || size > state.exposure.triplet.length || size > this.#chunk) return false;
+    state.adopted = { source: message.source, tag: message.tag, size };
+    return true;
+  }
+
+  /** An advertised receive matched or was cancelled: close its window. */
+  #withdraw(request: RecvRequest): void {
+    const state = request.deviceState as AdvertisedRecv;
+    if (state.withdrawn) return;
+    state.withdrawn = true;
+    request.deviceState = undefined;
+    if (this.#recvTable.get(request.id) === request) this.#recvTable.take(request.id);
+    this.#returnRmr(state.exposure.rmr);
+    const left = (state.link.advertisedPosted.get(state.key) ?? 1) - 1;
+    if (left === 0) state.link.advertisedPosted.delete(state.key);
+    else state.link.advertisedPosted.set(state.key, left);
+  }
+
+  deferCancel(request: RecvRequest): boolean {
+    const state = request.deviceState;
+    if (!(state instanceof AdvertisedRecv) || request.done) return false;
+    if (state.revoking) return true;
+    if (state.link.failed !== undefined) return false;
+    // The sender may be writing into it: ask it to forget the advertisement first (REVOKED answers).
+    state.revoking = true;
+    state.link.revoking.push(request);
+    this.#notice(state.link, 'revoke').add(request);
+    return true;
   }
 
   #unhold(link: PeerLink | undefined): void {
@@ -580,10 +839,21 @@ export class RdmaDevice implements Device {
   #failLink(link: PeerLink, error: MpiError): void {
     if (link.failed !== undefined) return;
     link.failed = error;
-    for (const item of link.takeBacklog()) if (!item.done) item.fail(error);
+    link.openAdvertise = link.openRevoke = undefined;
+    for (const item of link.takeBacklog()) if (!(item instanceof NoticeBatch) && !item.done) item.fail(error);
+    link.claimable.clear();
     for (const request of this.#sendTable.values()) {
       if (request.peer === link.peer) {
         this.#sendTable.take(request.id);
+        request.fail(error);
+      }
+    }
+    // Matched receives still waiting for this peer's data (a CTS or an adopted advertisement).
+    for (const request of this.#recvTable.values()) {
+      const state = request.deviceState;
+      const waitsOnLink = state instanceof AdvertisedRecv ? state.link === link : (state as RendezvousRecv | undefined)?.arrival.link === link;
+      if (waitsOnLink && request.handle === undefined) {
+        this.#recvTable.take(request.id);
         request.fail(error);
       }
     }
@@ -602,6 +872,9 @@ export class RdmaDevice implements Device {
       `mpi: device rdma on provider ${provider}: ${p.credits} eager buffers of ${eager} B per peer, ${p.sendBuffers} send buffers`,
       `mpi: 0..${eager} B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)`,
       `mpi: ${eager + 1}.. B: rendezvous by RDMA ${this.#read ? 'read (the receiver pulls into the user buffer, then FIN)' : 'write (CTS with the receiver\'s buffer, the sender writes with immediate)'}`,
+      ...(this.#advertise
+        ? [`mpi: ${eager + 1}.. B into a receive posted before its message (contiguous, named source and tag): receiver-initiated; the receive is advertised and the sender writes into it with immediate, also when its RTS went first`]
+        : []),
     ];
   }
 
@@ -644,6 +917,15 @@ function incoming(peer: number, h: Header, payload: Uint8Array | undefined, arri
     ready: (h.flags & HeaderFlag.READY) !== 0,
     deviceState: arrival,
   };
+}
+
+/** A rendezvous send as an advertisement names it. */
+function claimKey(epoch: number, context: number, tag: number, ordinal: number): string {
+  return `${epoch}:${context}:${tag}:${ordinal}`;
+}
+
+function misdirected(peer: number, message: IncomingMessage): MpiError {
+  return new MpiError(ErrorClass.ERR_INTERN, `rank ${peer} wrote a message (context ${message.context}, tag ${message.tag}) into an advertised receive that matching did not give it`);
 }
 
 function transportError(peer: number, event: DtoCompletionEvent): MpiError {

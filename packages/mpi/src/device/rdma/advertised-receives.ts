@@ -1,0 +1,73 @@
+import { messageKey } from './message-counter.js';
+
+/** A receive the peer posted and told us about: the message with this ordinal may be written straight into it. */
+export interface Advertisement {
+  /** The receiver's request id (rings in the immediate of the write). */
+  readonly receiverRequest: number;
+  /** Epoch and ordinal (1-based, per context and tag) of the message the receive will match. */
+  readonly epoch: number;
+  readonly ordinal: number;
+  /** The receive's buffer, exposed for RDMA write. */
+  readonly rmrContext: bigint;
+  readonly targetOffset: number;
+  readonly capacity: number;
+}
+
+/** One (context, tag)'s advertisements, oldest first (ordinals increase). */
+class AdvertisementQueue {
+  readonly items: Advertisement[] = [];
+  head = 0;
+}
+
+/**
+ * The sender's side of receiver-initiated rendezvous: advertisements per (context, tag), in the
+ * order the peer posted the receives. Finding the one for a message drops those its predecessors
+ * already took, so the work per message is constant however many are held.
+ */
+export class AdvertisedReceives {
+  readonly #byKey = new Map<number, AdvertisementQueue>();
+
+  /** Keys with advertisements held (0: nothing to look up). */
+  get size(): number {
+    return this.#byKey.size;
+  }
+
+  add(context: number, tag: number, ad: Advertisement): void {
+    const key = messageKey(context, tag);
+    let q = this.#byKey.get(key);
+    if (q === undefined) this.#byKey.set(key, (q = new AdvertisementQueue()));
+    q.items.push(ad);
+  }
+
+  /**
+   * The advertisement for the message about to go out as `ordinal` of (context, tag) in `epoch`,
+   * taken; undefined when none names it. Advertisements for earlier messages (or epochs) are dropped:
+   * those receives took other messages.
+   */
+  take(context: number, tag: number, epoch: number, ordinal: number): Advertisement | undefined {
+    const key = messageKey(context, tag);
+    const q = this.#byKey.get(key);
+    if (q === undefined) return undefined;
+    let found: Advertisement | undefined;
+    while (q.head < q.items.length) {
+      const ad = q.items[q.head];
+      if (ad.epoch === epoch && ad.ordinal > ordinal) break;
+      q.items[q.head++] = undefined as unknown as Advertisement;
+      if (ad.epoch === epoch && ad.ordinal === ordinal) {
+        found = ad;
+        break;
+      }
+    }
+    if (q.head === q.items.length) this.#byKey.delete(key);
+    else if (q.head > 64 && q.head * 2 > q.items.length) {
+      q.items.splice(0, q.head);
+      q.head = 0;
+    }
+    return found;
+  }
+
+  /** Forget every advertisement for (context, tag): the peer is taking one of those receives back. */
+  forget(context: number, tag: number): void {
+    this.#byKey.delete(messageKey(context, tag));
+  }
+}

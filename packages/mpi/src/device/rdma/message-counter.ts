@@ -1,0 +1,50 @@
+/** (context, tag) as one number: contexts are small non-negative ints, tags at most TAG_UB (2^31 - 1). */
+export function messageKey(context: number, tag: number): number {
+  return context * 0x8000_0000 + tag;
+}
+
+/**
+ * Messages of one direction of a link, counted per (context, tag). The sender counts what it puts
+ * on the wire and the receiver what it hands to matching, in the same order, so the two counters
+ * agree message for message: a receive can name "the n-th message with this tag" and the sender
+ * knows which one that is. Memory is bounded: when a new key finds the map full, both ends clear it
+ * at the same message and start a new epoch (counts of different epochs are not compared).
+ */
+export class MessageCounter {
+  static readonly KEYS = 4096;
+  epoch = 0;
+  readonly #counts = new Map<number, number>();
+  readonly #limit: number;
+
+  constructor(limit = MessageCounter.KEYS) {
+    this.#limit = limit;
+  }
+
+  /** Messages counted for (context, tag) in this epoch. */
+  counted(context: number, tag: number): number {
+    return this.#counts.get(messageKey(context, tag)) ?? 0;
+  }
+
+  /** The epoch and ordinal (1-based) the next (context, tag) message will get, without counting it. */
+  next(context: number, tag: number): { epoch: number; ordinal: number } {
+    const n = this.#counts.get(messageKey(context, tag));
+    if (n !== undefined) return { epoch: this.epoch, ordinal: n + 1 };
+    return { epoch: this.#counts.size >= this.#limit ? this.epoch + 1 : this.epoch, ordinal: 1 };
+  }
+
+  /** Count one (context, tag) message; returns its ordinal in the (possibly new) epoch. */
+  count(context: number, tag: number): number {
+    const key = messageKey(context, tag);
+    const n = this.#counts.get(key);
+    if (n !== undefined) {
+      this.#counts.set(key, n + 1);
+      return n + 1;
+    }
+    if (this.#counts.size >= this.#limit) {
+      this.#counts.clear();
+      this.epoch++;
+    }
+    this.#counts.set(key, 1);
+    return 1;
+  }
+}

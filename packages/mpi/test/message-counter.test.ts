@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { AdvertisedReceives, type Advertisement } from '../src/device/rdma/advertised-receives.js';
+import { MessageCounter } from '../src/device/rdma/message-counter.js';
+
+function ad(epoch: number, ordinal: number, receiverRequest = ordinal): Advertisement {
+  return { receiverRequest, epoch, ordinal, rmrContext: 1n, targetOffset: 0, capacity: 1024 };
+}
+
+describe('MessageCounter', () => {
+  it('counts per (context, tag) and predicts the next ordinal without counting', () => {
+    const c = new MessageCounter();
+    expect(c.next(0, 5)).toEqual({ epoch: 0, ordinal: 1 });
+    expect(c.count(0, 5)).toBe(1);
+    expect(c.count(0, 5)).toBe(2);
+    expect(c.count(2, 5)).toBe(1);
+    expect(c.count(0, 6)).toBe(1);
+    expect(c.counted(0, 5)).toBe(2);
+    expect(c.next(0, 5)).toEqual({ epoch: 0, ordinal: 3 });
+    expect(c.counted(4, 4)).toBe(0);
+  });
+
+  it('two counters fed the same messages agree on every epoch and ordinal, across the key limit', () => {
+    const sender = new MessageCounter(8);
+    const receiver = new MessageCounter(8);
+    let seed = 7;
+    for (let i = 0; i < 2000; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      const tag = seed % 11;
+      const predicted = sender.next(0, tag);
+      const ordinal = sender.count(0, tag);
+      expect({ epoch: sender.epoch, ordinal }).toEqual(predicted);
+      expect(receiver.count(0, tag)).toBe(ordinal);
+      expect(receiver.epoch).toBe(sender.epoch);
+    }
+    expect(sender.epoch).toBeGreaterThan(10);
+  });
+});
+
+describe('AdvertisedReceives', () => {
+  it('hands out the advertisement naming the message, dropping those earlier messages took', () => {
+    const a = new AdvertisedReceives();
+    a.add(0, 5, ad(0, 2));
+    a.add(0, 5, ad(0, 3));
+    a.add(0, 5, ad(0, 5));
+    expect(a.take(0, 5, 0, 1)).toBeUndefined(); // message 1 has none; 2, 3, 5 stay
+    expect(a.take(0, 5, 0, 3)?.ordinal).toBe(3); // 2 was taken by another message: dropped
+    expect(a.take(0, 5, 0, 4)).toBeUndefined();
+    expect(a.size).toBe(1);
+    expect(a.take(0, 5, 0, 5)?.ordinal).toBe(5);
+    expect(a.size).toBe(0);
+    expect(a.take(0, 5, 0, 6)).toBeUndefined();
+  });
+
+  it('never hands out an advertisement of another epoch, tag or context', () => {
+    const a = new AdvertisedReceives();
+    a.add(0, 5, ad(0, 1));
+    a.add(0, 5, ad(1, 1));
+    a.add(1, 5, ad(1, 1, 99));
+    expect(a.take(0, 6, 1, 1)).toBeUndefined();
+    expect(a.take(0, 5, 1, 1)?.receiverRequest).toBe(1);
+    expect(a.take(0, 5, 1, 1)).toBeUndefined();
+    a.forget(1, 5);
+    expect(a.take(1, 5, 1, 1)).toBeUndefined();
+    expect(a.size).toBe(0);
+  });
+});
