@@ -139,7 +139,9 @@ export class DataPath {
       return;
     }
     this.ackFlushScheduled = false;
-    if (this.ackOwed && this.ackRequested) this.flush();
+    // A reply already waits for the end of the I/O phase: the ACK goes with it, and with whatever
+    // else the consumer posts in this turn (an MPI acknowledgement and the receives posted after it).
+    if (this.ackOwed && this.ackRequested && !this.flushScheduled) this.flush();
   };
 
   /**
