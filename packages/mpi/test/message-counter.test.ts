@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdvertisedReceives, type Advertisement } from '../src/device/rdma/advertised-receives.js';
+import { ClaimableSends } from '../src/device/rdma/claimable-sends.js';
 import { MessageCounter } from '../src/device/rdma/message-counter.js';
 
 function ad(epoch: number, ordinal: number, receiverRequest = ordinal): Advertisement {
@@ -62,5 +63,22 @@ describe('AdvertisedReceives', () => {
     a.forget(1, 5);
     expect(a.take(1, 5, 1, 1)).toBeUndefined();
     expect(a.size).toBe(0);
+  });
+});
+
+describe('ClaimableSends', () => {
+  it('finds a send by context, tag, epoch and ordinal, once; the same ordinal in another epoch is another send', () => {
+    const c = new ClaimableSends<string>();
+    c.add(0, 5, 0, 1, 'e0 #1');
+    c.add(0, 5, 1, 1, 'e1 #1');
+    c.add(0, 5, 0, 2, 'e0 #2');
+    c.add(2, 5, 0, 1, 'context 2');
+    expect(c.take(0, 5, 1, 1)).toBe('e1 #1');
+    expect(c.take(0, 5, 1, 1)).toBeUndefined();
+    expect(c.take(0, 5, 0, 1)).toBe('e0 #1');
+    expect(c.take(0, 6, 0, 2)).toBeUndefined();
+    expect(c.take(0, 5, 0, 2)).toBe('e0 #2');
+    c.clear();
+    expect(c.take(2, 5, 0, 1)).toBeUndefined();
   });
 });

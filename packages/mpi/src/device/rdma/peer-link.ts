@@ -2,6 +2,7 @@ import type { Endpoint, RmrTriplet } from '@dapl/core';
 import type { MpiError } from '../../api/errors.js';
 import type { IncomingMessage, RecvRequest, SendRequest } from '../../adi/requests.js';
 import { AdvertisedReceives } from './advertised-receives.js';
+import { ClaimableSends } from './claimable-sends.js';
 import { MessageCounter } from './message-counter.js';
 import type { NoticeBatch } from './receive-notices.js';
 
@@ -37,8 +38,8 @@ export class PeerLink {
   readonly arrived = new MessageCounter();
   /** Receives the peer advertised to us. */
   readonly advertisements = new AdvertisedReceives();
-  /** Our unanswered RTSs an advertisement may still claim, by epoch, context, tag and ordinal. */
-  readonly claimable = new Map<string, SendRequest>();
+  /** Our unanswered RTSs an advertisement may still claim. */
+  readonly claimable = new ClaimableSends<SendRequest>();
   /** Our advertised receives still posted, per message key (context, tag). */
   readonly advertisedPosted = new Map<number, number>();
   /** Our receives being taken back (REVOKE sent), oldest first: REVOKED answers come in this order. */

@@ -79,8 +79,9 @@ interface RendezvousSend {
   /** By read: the RMR the receiver reads through. */
   exposure: Exposure | undefined;
   chunksLeft: number;
-  /** Its key among the link's rendezvous sends an advertisement may still claim. */
-  claimKey?: string;
+  /** Kept claimable (in `link.claimable`) as this epoch and ordinal of its context and tag. */
+  claimEpoch?: number;
+  claimOrdinal?: number;
 }
 
 export interface RdmaDeviceAttachment {
@@ -262,7 +263,7 @@ export class RdmaDevice implements Device {
       h.size = item.notices.length;
       length += writeNotices(slot.view, item);
     } else if (item instanceof SendRequest) {
-      const ordinal = link.sent.count(item.context, item.tag);
+      const ordinal = this.#advertise ? link.sent.count(item.context, item.tag) : 0;
       const data = item.data;
       h.context = item.context;
       h.source = item.source;
@@ -294,9 +295,10 @@ export class RdmaDevice implements Device {
         this.#counts.rendezvousSends++;
         // The receive it matches may have been advertised too late for us to see: when that
         // advertisement arrives while this RTS is unanswered, we write into the receive after all.
-        if (this.#advertise && data.size <= this.#chunk) {
-          state.claimKey = claimKey(link.sent.epoch, item.context, item.tag, ordinal);
-          link.claimable.set(state.claimKey, item);
+        if (this.#advertise && this.#writable(data.size)) {
+          state.claimEpoch = link.sent.epoch;
+          state.claimOrdinal = ordinal;
+          link.claimable.add(item.context, item.tag, state.claimEpoch, ordinal, item);
           h.flags |= HeaderFlag.CLAIMABLE;
         }
       }
@@ -325,16 +327,29 @@ export class RdmaDevice implements Device {
    * RTS, no credit, no wait for the receiver. False: the message goes the usual way.
    */
   #writeAdvertised(link: PeerLink, request: SendRequest): boolean {
-    const size = request.data.size;
-    if (size <= this.#params.eagerLimit || size > this.#chunk) return false;
+    if (!this.#writable(request.data.size)) return false;
     const { epoch, ordinal } = link.sent.next(request.context, request.tag);
     const ad = link.advertisements.take(request.context, request.tag, epoch, ordinal);
-    if (ad === undefined || size > ad.capacity) return false;
+    if (ad === undefined || request.data.size > ad.capacity) return false;
     link.sent.count(request.context, request.tag);
     request.deviceState = { region: undefined, exposure: undefined, chunksLeft: 0 } satisfies RendezvousSend;
-    this.#counts.receiverInitiatedSends++;
-    this.#writeRendezvous(request, link, { rmrContext: ad.rmrContext, targetOffset: ad.targetOffset, length: size }, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
+    this.#writeAdvertisement(request, link, ad);
     return true;
+  }
+
+  /** Write `request`'s message into the advertised receive, its FIN in the write's immediate. */
+  #writeAdvertisement(request: SendRequest, link: PeerLink, ad: Advertisement): void {
+    this.#counts.receiverInitiatedSends++;
+    this.#writeRendezvous(request, link, { rmrContext: ad.rmrContext, targetOffset: ad.targetOffset, length: request.data.size }, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
+  }
+
+  /**
+   * A message the sender may write into an advertised receive: above the eager limit (smaller ones
+   * go eager) and within one RDMA write (the receiver learns the length from that write). Both
+   * ends apply it, with the receive's capacity, before they treat a message as written.
+   */
+  #writable(size: number): boolean {
+    return size > this.#params.eagerLimit && size <= this.#chunk;
   }
 
   /**
@@ -342,17 +357,14 @@ export class RdmaDevice implements Device {
    * matched it to this receive and waits for our write (it does not read), so write now.
    */
   #claimLate(link: PeerLink, context: number, tag: number, ad: Advertisement): void {
-    const key = claimKey(ad.epoch, context, tag, ad.ordinal);
-    const request = link.claimable.get(key);
+    const request = link.claimable.take(context, tag, ad.epoch, ad.ordinal);
     if (request === undefined) return;
-    link.claimable.delete(key);
-    const size = request.data.size;
-    if (size <= this.#params.eagerLimit || size > ad.capacity || size > this.#chunk) return;
+    (request.deviceState as RendezvousSend).claimOrdinal = undefined;
+    if (request.data.size > ad.capacity) return;
     this.#sendTable.take(request.id);
     this.#releaseSend(request);
-    this.#counts.receiverInitiatedSends++;
     this.#counts.lateAdvertisements++;
-    this.#writeRendezvous(request, link, { rmrContext: ad.rmrContext, targetOffset: ad.targetOffset, length: size }, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
+    this.#writeAdvertisement(request, link, ad);
   }
 
   #takeRmr(): Rmr {
@@ -397,14 +409,14 @@ export class RdmaDevice implements Device {
     switch (h.kind) {
       case MessageKind.EAGER:
       case MessageKind.EAGER_SYNC: {
-        const ordinal = link.arrived.count(h.context, h.tag);
+        const ordinal = this.#countArrival(link, h.context, h.tag);
         const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined, copied: false, epoch: link.arrived.epoch, ordinal };
         this.#host.arrive(incoming(link.peer, h, slot.payload(h.size), arrival));
         return;
       }
       case MessageKind.RTS: {
         const remote = (h.flags & HeaderFlag.READ) !== 0 ? { rmrContext: h.rmrContext, targetOffset: h.targetOffset, length: h.size } : undefined;
-        const ordinal = link.arrived.count(h.context, h.tag);
+        const ordinal = this.#countArrival(link, h.context, h.tag);
         const arrival: Arrival = { slot: undefined, ep, link, senderRequest: h.senderRequest, remote, copied: false, epoch: link.arrived.epoch, ordinal, claimable: (h.flags & HeaderFlag.CLAIMABLE) !== 0 };
         const message = incoming(link.peer, h, undefined, arrival);
         this.#repost(slot, ep, link);
@@ -420,7 +432,9 @@ export class RdmaDevice implements Device {
         return;
       }
       case MessageKind.ADVERTISE: {
-        for (let i = 0; i < h.size; i++) {
+        // Without receiver-initiated rendezvous we count nothing, so cannot tell which message an
+        // advertisement names: ignore them (our RTSs are not claimable; the peer reads as usual).
+        for (let i = 0; this.#advertise && i < h.size; i++) {
           const n = readNotice(slot.view, i, this.#inNotice);
           const ad = { receiverRequest: n.receiverRequest, epoch: n.epoch, ordinal: n.ordinal, rmrContext: n.rmrContext, targetOffset: n.targetOffset, capacity: n.capacity };
           const sent = link.sent;
@@ -444,6 +458,11 @@ export class RdmaDevice implements Device {
         return;
       }
     }
+  }
+
+  /** Messages are counted per (context, tag) only for receiver-initiated rendezvous; 0 without it. */
+  #countArrival(link: PeerLink, context: number, tag: number): number {
+    return this.#advertise ? link.arrived.count(context, tag) : 0;
   }
 
   /** Give a receive buffer back to its endpoint, and its credit back to the peer (batched). */
@@ -511,7 +530,7 @@ export class RdmaDevice implements Device {
       return request.finish(adopted.source, adopted.tag, adopted.size);
     }
     const link = state.link;
-    const ordinal = link.arrived.count(request.context, request.tag);
+    const ordinal = this.#countArrival(link, request.context, request.tag);
     const arrival: Arrival = { slot: undefined, ep: event.ep, link, senderRequest: 0, remote: undefined, copied: false, advertised: request, epoch: link.arrived.epoch, ordinal };
     this.#host.arrive({
       peer: link.peer,
@@ -618,9 +637,9 @@ export class RdmaDevice implements Device {
   /** The receiver answered this RTS (FIN or CTS): no advertisement can claim it any more. */
   #unclaimable(request: SendRequest): void {
     const state = request.deviceState as RendezvousSend;
-    if (state.claimKey === undefined) return;
-    this.#links[request.peer]?.claimable.delete(state.claimKey);
-    state.claimKey = undefined;
+    if (state.claimOrdinal === undefined) return;
+    this.#links[request.peer]?.claimable.take(request.context, request.tag, state.claimEpoch!, state.claimOrdinal);
+    state.claimOrdinal = undefined;
   }
 
   #releaseSend(request: SendRequest): void {
@@ -741,7 +760,7 @@ export class RdmaDevice implements Device {
   #advertiseReceive(request: RecvRequest): void {
     const peer = request.peer;
     const data = request.data;
-    if (peer === undefined || data.size <= this.#params.eagerLimit || data.size > this.#chunk || !data.program.contiguous) return;
+    if (peer === undefined || !this.#writable(data.size) || !data.program.contiguous) return;
     const link = this.#link(peer);
     if (link.failed !== undefined || link.revoking.length > 0) return;
     const ahead = this.#host.olderRivals(request);
@@ -784,7 +803,7 @@ export class RdmaDevice implements Device {
     if (arrival.claimable !== true) return false;
     if (arrival.epoch !== state.epoch || arrival.ordinal !== state.ordinal) return false;
     const size = message.size;
-    if (size <= this.#params.eagerLimit || size > state.exposure.triplet.length || size > this.#chunk) return false;
+    if (!this.#writable(size) || size > state.exposure.triplet.length) return false;
     state.adopted = { source: message.source, tag: message.tag, size };
     return true;
   }
@@ -917,11 +936,6 @@ function incoming(peer: number, h: Header, payload: Uint8Array | undefined, arri
     ready: (h.flags & HeaderFlag.READY) !== 0,
     deviceState: arrival,
   };
-}
-
-/** A rendezvous send as an advertisement names it. */
-function claimKey(epoch: number, context: number, tag: number, ordinal: number): string {
-  return `${epoch}:${context}:${tag}:${ordinal}`;
 }
 
 function misdirected(peer: number, message: IncomingMessage): MpiError {

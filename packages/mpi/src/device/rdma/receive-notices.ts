@@ -24,7 +24,6 @@ export interface ReceiveNotice {
  */
 export class NoticeBatch {
   readonly notices: ReceiveNotice[] = [];
-  /** Advertise: the receives, in notice order (to fail nothing twice; ids are in the notices). */
   constructor(
     readonly kind: 'advertise' | 'revoke',
     /** Entries that fit one eager buffer. */
