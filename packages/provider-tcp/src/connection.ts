@@ -24,6 +24,7 @@ import {
   type TcpFrameHeader,
 } from './wire/index.js';
 import { isFrameError, PayloadCollector } from '@dapl/core/provider-kit';
+import type { InputTarget, ReadBuffer } from './read-buffer.js';
 
 /** Where a connection is in its life. */
 export enum Phase {
@@ -48,6 +49,9 @@ export interface ConnectionEvents {
   closed(graceful: boolean, reason: string): void;
 }
 
+/** Input held for a consumer that refuses a frame before reading stops (about what Node's stream buffer held). */
+const HELD_INPUT_BYTES = 64 * 1024;
+
 export interface ConnectionOptions {
   readonly jobKey: Uint8Array;
   readonly maxPayload: number;
@@ -63,7 +67,7 @@ export interface ConnectionOptions {
  * reject, all before the consumer hears of the peer), then the data path. One decoder serves
  * the whole life of the socket, so bytes that follow the handshake in the same read are kept.
  */
-export class TcpConnection {
+export class TcpConnection implements InputTarget {
   private phase: Phase;
   private readonly decoder: TcpFrameDecoder;
   private data: DataPath | undefined;
@@ -78,6 +82,7 @@ export class TcpConnection {
     private readonly options: ConnectionOptions,
     private events: ConnectionEvents,
     private readonly adjustBuffered: (delta: number) => void,
+    reader?: ReadBuffer,
   ) {
     this.phase = role === 'client' ? Phase.ClientAwaitChallenge : Phase.ServerAwaitHello;
     this.decoder = new TcpFrameDecoder(
@@ -86,7 +91,9 @@ export class TcpConnection {
       { reuseHeader: true },
     );
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    // With a read buffer the socket was created with it (`onread`); else Node's 'data' events.
+    if (reader !== undefined) reader.target = this;
+    else socket.on('data', (chunk: Buffer) => this.input(chunk));
     socket.on('end', () => this.onEnd());
     socket.on('error', (err) => this.fail(err.message));
     socket.on('close', () => this.finish(this.gracefulClose, 'the connection closed'));
@@ -138,16 +145,27 @@ export class TcpConnection {
     this.socket.destroy();
   }
 
-  private onData(chunk: Buffer): void {
+  /**
+   * Input from the socket. While the consumer refuses a frame the decoder keeps the rest; reading
+   * goes on (so a peer that leaves is still seen) until `HELD_INPUT_BYTES` are held, then the
+   * socket pauses until `resumeInput`.
+   */
+  input(chunk: Uint8Array): boolean {
     this.options.onInput?.();
     try {
       this.decoder.push(chunk);
     } catch (error) {
       this.fail(error instanceof ProtocolError ? `protocol error: ${error.message}` : `internal error: ${String(error)}`);
-      return;
+      return false;
     }
-    if (this.decoder.paused && !this.socket.isPaused()) this.socket.pause();
     this.trackBuffered();
+    if (!this.decoder.paused || this.decoder.retainedBytes < HELD_INPUT_BYTES) return true;
+    if (!this.socket.isPaused()) this.socket.pause();
+    return false;
+  }
+
+  get holdsInput(): boolean {
+    return this.decoder.paused;
   }
 
   private resumeInput(): void {
@@ -161,7 +179,7 @@ export class TcpConnection {
     this.trackBuffered();
   }
 
-  /** Bytes held for the consumer: the decoder's retained input plus what Node read ahead. */
+  /** Bytes held for the consumer: the decoder's retained input plus what Node read ahead ('data' events only). */
   private trackBuffered(): void {
     const now = this.decoder.retainedBytes + this.socket.readableLength;
     if (now !== this.buffered) {

@@ -2,6 +2,7 @@ import { connect as netConnect } from 'node:net';
 import { EpState, type DatStatus, type DtoStatus } from '@dapl/core';
 import { EndpointBase, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
 import { TcpConnection } from './connection.js';
+import { ReadBuffer } from './read-buffer.js';
 import type { TcpIa } from './ia.js';
 import type { DataPath, DataPathHost } from './progress.js';
 
@@ -27,7 +28,8 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
     const { writeBufferBytes, keepAliveMs } = this.ia.params;
     // Node passes writableHighWaterMark on to the socket; @types/node 20 does not declare it.
     const highWaterMark: object = { writableHighWaterMark: writeBufferBytes };
-    const socket = netConnect({ host: address, port: connQual, keepAlive: keepAliveMs > 0, keepAliveInitialDelay: keepAliveMs, ...highWaterMark });
+    const reader = new ReadBuffer();
+    const socket = netConnect({ host: address, port: connQual, keepAlive: keepAliveMs > 0, keepAliveInitialDelay: keepAliveMs, onread: reader.onread, ...highWaterMark });
     let connected = false;
     socket.once('connect', () => {
       connected = true;
@@ -50,7 +52,7 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
         this.connectFailed('connection-peer-rejected', 'the server rejected the connection request', pd);
       },
       closed: (graceful, reason) => this.onClosed(conn, graceful, reason),
-    }, (d) => this.ia.adjustBuffered(d));
+    }, (d) => this.ia.adjustBuffered(d), reader);
     conn.setHello(connQual, this.ia.address, privateData);
     this.connection = conn;
   }

@@ -39,6 +39,8 @@ export class TcpIa extends IaBase {
   protected listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
     const server = createServer({
       noDelay: true,
+      // Nothing is read before the accepted socket moves to its read buffer (read-buffer.ts).
+      pauseOnConnect: true,
       keepAlive: this.params.keepAliveMs > 0,
       keepAliveInitialDelay: this.params.keepAliveMs,
       // Accepted sockets take one mark for both directions; reading stops at frame level anyway.

@@ -3,6 +3,7 @@ import { ConnectionRequestBase, PspBase, type EvdQueue } from '@dapl/core/provid
 import { TcpConnection } from './connection.js';
 import type { TcpEndpoint } from './ep.js';
 import type { TcpIa } from './ia.js';
+import { adoptAccepted, ReadBuffer } from './read-buffer.js';
 
 /** A listening socket; conn-qual = port. Clients are authenticated before a CR event is raised. */
 export class TcpPsp extends PspBase {
@@ -14,11 +15,15 @@ export class TcpPsp extends PspBase {
     server.on('connection', (socket) => this.onSocket(socket));
   }
 
-  private onSocket(socket: Socket): void {
+  private onSocket(accepted: Socket): void {
     if (this.freed) {
-      socket.destroy();
+      accepted.destroy();
       return;
     }
+    const reader = new ReadBuffer();
+    const adopted = adoptAccepted(accepted, reader, this.ia.params.writeBufferBytes);
+    // The listener pauses on connect (for the adoption); without it, 'data' events resume reading.
+    const socket = adopted ?? accepted;
     const { handshakeTimeoutMs } = this.ia.params;
     const timer = setTimeout(() => conn.destroy(), handshakeTimeoutMs);
     timer.unref();
@@ -37,7 +42,8 @@ export class TcpPsp extends PspBase {
         clearTimeout(timer);
         this.pending.delete(conn);
       },
-    }, (d) => this.ia.adjustBuffered(d));
+    }, (d) => this.ia.adjustBuffered(d), adopted === undefined ? undefined : reader);
+    if (adopted === undefined) accepted.resume();
     this.pending.add(conn);
   }
 
