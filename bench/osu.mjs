@@ -4,8 +4,9 @@
 // in the same job (send/recv with pre-posted receives; sends with suppressed completions, as MPI
 // libraries over uDAPL post them); the MPI and DAT rounds alternate; figures are medians over rounds;
 // ratio = MPI / DAT. osu_bw and osu_bibw count windows as OSU does (100 timed after 10 skipped up to
-// 8 KiB; 20 after 2 above), the skipped ones first in the same loop. Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average
-// latency over iterations, the maximum over ranks, median over rounds. On a simulated provider the
+// 8 KiB; 20 after 2 above), the skipped ones first in the same loop. Collectives (osu_barrier,
+// osu_bcast, osu_allreduce; all ranks): the average latency over iterations, the maximum over
+// ranks, median over rounds. On a simulated provider the
 // times are virtual (deterministic).
 //
 //   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce]
@@ -136,10 +137,8 @@ async function benchmark() {
       const ack = new Uint8Array(4);
       const { iters, skip } = windows(n);
       const [mpiTime, datTime] = await alternate(
-        async () => {
-          let start = 0;
-          for (let i = 0; i < skip + iters; i++) {
-            if (i === skip) start = mpi.wtime();
+        () =>
+          skipping(() => mpi.wtime(), skip, iters, async () => {
             const reqs = [];
             if (rank === 0) {
               for (let w = 0; w < window; w++) reqs.push(world.isend(buf, peer, 2));
@@ -150,9 +149,7 @@ async function benchmark() {
               await Request.waitAll(reqs);
               await world.send(ack, peer, 3);
             }
-          }
-          return mpi.wtime() - start;
-        },
+          }),
         () => dat.stream(n, iters, window, skip),
       );
       const bytes = n * window * iters;
@@ -167,17 +164,13 @@ async function benchmark() {
       const into = new Uint8Array(n);
       const { iters, skip } = windows(n);
       const [mpiTime, datTime] = await alternate(
-        async () => {
-          let start = 0;
-          for (let i = 0; i < skip + iters; i++) {
-            if (i === skip) start = mpi.wtime();
+        () =>
+          skipping(() => mpi.wtime(), skip, iters, async () => {
             const reqs = [];
             for (let w = 0; w < window; w++) reqs.push(world.irecv(into, peer, 4));
             for (let w = 0; w < window; w++) reqs.push(world.isend(out, peer, 4));
             await Request.waitAll(reqs);
-          }
-          return mpi.wtime() - start;
-        },
+          }),
         () => dat.bistream(n, iters, window, skip),
       );
       const bytes = 2 * n * window * iters;
@@ -225,6 +218,16 @@ async function benchmark() {
 async function warmup(world, rank) {
   const none = new Uint8Array(0);
   await world.sendrecv(none, 1 - rank, 9, none, 1 - rank, 9);
+}
+
+/** Seconds the last `iters` of `skip + iters` runs of `step` took (OSU's skip iterations). */
+async function skipping(clock, skip, iters, step) {
+  let start = clock();
+  for (let i = 0; i < skip + iters; i++) {
+    if (i === skip) start = clock();
+    await step();
+  }
+  return clock() - start;
 }
 
 /** Seconds `body` took, or what it reports itself (a body that skips its first iterations). */
@@ -298,11 +301,9 @@ class DatPair {
     }
   }
 
-  async stream(n, iters, window, skip) {
+  stream(n, iters, window, skip) {
     const iov = this.#iov(n);
-    let start = 0;
-    for (let i = 0; i < skip + iters; i++) {
-      if (i === skip) start = this.clock();
+    return skipping(this.clock, skip, iters, async () => {
       if (this.rank === 0) {
         for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
         await this.#received();
@@ -310,19 +311,15 @@ class DatPair {
         for (let w = 0; w < window; w++) await this.#received();
         this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
       }
-    }
-    return this.clock() - start;
+    });
   }
 
-  async bistream(n, iters, window, skip) {
+  bistream(n, iters, window, skip) {
     const iov = this.#iov(n);
-    let start = 0;
-    for (let i = 0; i < skip + iters; i++) {
-      if (i === skip) start = this.clock();
+    return skipping(this.clock, skip, iters, async () => {
       for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
       for (let w = 0; w < window; w++) await this.#received();
-    }
-    return this.clock() - start;
+    });
   }
 
   async close() {

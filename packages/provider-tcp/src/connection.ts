@@ -91,9 +91,14 @@ export class TcpConnection implements InputTarget {
       { reuseHeader: true },
     );
     socket.setNoDelay(true);
-    // With a read buffer the socket was created with it (`onread`); else Node's 'data' events.
-    if (reader !== undefined) reader.target = this;
-    else socket.on('data', (chunk: Buffer) => this.input(chunk));
+    // With a read buffer the socket was created with it (`onread`); else Node's 'data' events
+    // (resumed: an accepted socket that could not be adopted is still paused from the listener).
+    if (reader !== undefined) {
+      reader.target = this;
+    } else {
+      socket.on('data', (chunk: Buffer) => this.input(chunk));
+      socket.resume();
+    }
     socket.on('end', () => this.onEnd());
     socket.on('error', (err) => this.fail(err.message));
     socket.on('close', () => this.finish(this.gracefulClose, 'the connection closed'));

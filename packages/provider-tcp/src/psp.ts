@@ -22,7 +22,6 @@ export class TcpPsp extends PspBase {
     }
     const reader = new ReadBuffer();
     const adopted = adoptAccepted(accepted, reader, this.ia.params.writeBufferBytes);
-    // The listener pauses on connect (for the adoption); without it, 'data' events resume reading.
     const socket = adopted ?? accepted;
     const { handshakeTimeoutMs } = this.ia.params;
     const timer = setTimeout(() => conn.destroy(), handshakeTimeoutMs);
@@ -43,7 +42,6 @@ export class TcpPsp extends PspBase {
         this.pending.delete(conn);
       },
     }, (d) => this.ia.adjustBuffered(d), adopted === undefined ? undefined : reader);
-    if (adopted === undefined) accepted.resume();
     this.pending.add(conn);
   }
 

@@ -100,7 +100,7 @@ export class PayloadCollector implements FrameSink {
  * The decoder. Callbacks may call `resume()` or `push()` re-entrantly: a push while the decoder
  * is running or paused is queued (by reference) and handled in order, without recursion.
  * While paused the decoder holds references to the caller's chunks, so a caller that reuses its
- * read buffer must stop reading until `paused` is false again.
+ * read buffer must read into other memory (or stop reading) until `paused` is false again.
  */
 export class FrameDecoder<H> {
   private readonly headerBuf: Uint8Array;
