@@ -53,4 +53,5 @@ export { runInProcess, type RunInProcessOptions, type RunRanks, type RankMain } 
 export { startJob, jobConfig, type DaplJob, type StartJobOptions } from './runtime/start-job.js';
 export { describeValue } from './util/describe-value.js';
 export { RegistrationCache } from './util/registration-cache.js';
+export { defer } from './util/defer.js';
 export { runCli, COMMANDS, ExitCode, UsageError, type CliCommand, type CliIo, type CliOption, type ParsedArgs, type TextSink, type RunCliOptions } from './cli/index.js';

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { DatStatus} from '@dapl/core';
 import { DtoStatus, MemAccess } from '@dapl/core';
-import { defer, Fifo, IovWriter, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
+import { Fifo, IovWriter, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
 import type { FrameSink } from '@dapl/core/provider-kit';
 import type { Iov } from '@dapl/core';
 import { MAX_QUEUED_RESPONSES } from './attr.js';
@@ -41,9 +41,6 @@ function nextSeq(seq: number): number {
   return seq === 0xffff_ffff ? 1 : seq + 1;
 }
 
-/** Microtask turns a lone ACK waits for a reply to carry it instead. */
-const ACK_DEFER_HOPS = 4;
-
 /** A long stream of requests asks for an acknowledgement at least this often (bytes). */
 const ACK_REQUEST_BYTES = 1024 * 1024;
 
@@ -72,8 +69,6 @@ export class DataPath {
   /** The last of our requests put on the wire. */
   private lastSentSeq = 0;
   private flushScheduled = false;
-  private ackFlushScheduled = false;
-  private ackHopsLeft = 0;
   /** The peer flagged a request it wants acknowledged (and no frame of ours has carried the ack yet). */
   private ackRequested = false;
   private bytesSinceAckRequest = 0;
@@ -93,7 +88,7 @@ export class DataPath {
   constructor(
     private readonly socket: Socket,
     readonly host: DataPathHost,
-    copyThreshold: number,
+    private readonly copyThreshold: number,
     private readonly resumeInput: () => void,
   ) {
     this.writer = new FrameWriter(socket, copyThreshold);
@@ -129,39 +124,19 @@ export class DataPath {
   };
 
   /**
-   * A lone ACK waits a few microtask turns, so that a reply the consumer posts from its
-   * continuation (EVD notify, or `await evd.wait()` and a few promise hops) carries it instead.
-   * Microtasks, not setImmediate: no extra C++-to-JS callback per received message.
-   */
-  private readonly ackTask = (): void => {
-    if (--this.ackHopsLeft > 0) {
-      defer(this.ackTask);
-      return;
-    }
-    this.ackFlushScheduled = false;
-    // A reply already waits for the end of the I/O phase: the ACK goes with it, and with whatever
-    // else the consumer posts in this turn (an MPI acknowledgement and the receives posted after it).
-    if (this.ackOwed && this.ackRequested && !this.flushScheduled) this.flush();
-  };
-
-  /**
    * Requests and responses go out at the end of the event loop's I/O phase (setImmediate), not
    * after each microtask turn: Node hands a stream's input to JS 64 KiB per callback, and what
    * the consumer posts from each callback's completions (the rdma device's FIN after every read
-   * response, say) then leaves in one write instead of one system call per callback. A reply that
-   * also carries an owed ACK leaves earlier, with the ACK (`ackTask`).
+   * response, say) then leaves in one write instead of one system call per callback. An owed ACK
+   * leaves at the same point, on whatever the consumer posted by then (a reply from its
+   * continuation, an MPI acknowledgement and the receives posted after it), alone only if nothing
+   * was: a lone ACK written from a microtask costs a system call (a loopback write wakes the peer,
+   * tens of µs here) inside the consumer's own critical path, before its continuation runs.
    */
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(this.flushTask);
-  }
-
-  private scheduleAck(): void {
-    if (this.ackFlushScheduled) return;
-    this.ackFlushScheduled = true;
-    this.ackHopsLeft = ACK_DEFER_HOPS;
-    defer(this.ackTask);
   }
 
   private flush(): void {
@@ -284,7 +259,7 @@ export class DataPath {
   owe(requested: boolean): void {
     this.ackOwed = true;
     if (requested) this.ackRequested = true;
-    if (this.ackRequested) this.scheduleAck();
+    if (this.ackRequested) this.scheduleFlush();
   }
 
   /** @internal */

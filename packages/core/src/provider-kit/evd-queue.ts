@@ -3,7 +3,7 @@ import { DatStatus } from '../dat/status.js';
 import type { DatEvent } from '../dat/events.js';
 import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
 import type { InterfaceAdapter } from '../dat/ia.js';
-import { defer } from './defer.js';
+import { defer } from '../util/defer.js';
 import { Fifo } from './fifo.js';
 import { requireFunction, requireInteger } from './validate.js';
 

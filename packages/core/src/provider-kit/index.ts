@@ -43,7 +43,7 @@ export {
   type FrameSink,
 } from './frame-decoder.js';
 export { concatBytes, constantTimeEqual, isU32, readU16, readU32, readU64, U64_MAX, writeU16, writeU32, writeU64 } from './bytes.js';
-export { defer } from './defer.js';
+export { defer } from '../util/defer.js';
 export {
   createSimProvider,
   deliverable,

@@ -11,6 +11,8 @@ import type { ProtectionZone } from '../dat/pz.js';
  */
 export class RegistrationCache {
   readonly #lmrs = new Map<ArrayBufferLike, Lmr>();
+  /** The most recently used entry's buffer: a repeat lookup of it leaves the order as it is. */
+  #newest: ArrayBufferLike | undefined;
   #registrations = 0;
 
   constructor(
@@ -28,14 +30,17 @@ export class RegistrationCache {
     const buffer = bytes.buffer;
     const cached = this.#lmrs.get(buffer);
     if (cached !== undefined && !cached.freed) {
+      if (buffer === this.#newest) return cached;
       // Move to the back: most recently used.
       this.#lmrs.delete(buffer);
       this.#lmrs.set(buffer, cached);
+      this.#newest = buffer;
       return cached;
     }
     const lmr = this.pz.registerLmr(buffer, MemAccess.ALL);
     this.#registrations++;
     this.#lmrs.set(buffer, lmr);
+    this.#newest = buffer;
     if (this.#lmrs.size > this.limit) this.#evict(buffer);
     return lmr;
   }
@@ -49,6 +54,7 @@ export class RegistrationCache {
   close(): void {
     for (const lmr of this.#lmrs.values()) freeQuietly(lmr);
     this.#lmrs.clear();
+    this.#newest = undefined;
   }
 
   /** Free the oldest idle entries, never `newest`: its caller is about to use it. */

@@ -15,8 +15,9 @@ export class ListNode<T> {
   seq = 0;
 
   constructor(slots: number) {
-    this.links = new Array<ListNode<T> | null>(2 * slots).fill(null);
-    this.lists = new Array<LinkedList<T> | null>(slots).fill(null);
+    // A posted receive's node (one slot) is made per post: array literals, not Array().fill().
+    this.links = slots === 1 ? [null, null] : new Array<ListNode<T> | null>(2 * slots).fill(null);
+    this.lists = slots === 1 ? [null] : new Array<LinkedList<T> | null>(slots).fill(null);
   }
 }
 

@@ -1,4 +1,4 @@
-import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess, RegistrationCache, defer, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
 import type { Logger } from 'pino';
 import { ErrorClass, MpiError } from '../../api/errors.js';
 import type { MpiParameters } from '../../api/mpi-parameters.js';
@@ -15,6 +15,7 @@ import { PeerLink, type Outgoing } from './peer-link.js';
 import type { Advertisement } from './advertised-receives.js';
 import { NoticeBatch, emptyNotice, noticesPerMessage, readNotice, writeNotices } from './receive-notices.js';
 import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { SharedExposures } from './shared-exposures.js';
 import { makeSlots, type Slot } from './slot.js';
 
 /** Rendezvous chunks stay below the provider's RDMA limit and a size every provider handles well. */
@@ -119,6 +120,12 @@ export class RdmaDevice implements Device {
   #sendSlots: Slot[] = [];
   #cache: RegistrationCache | undefined;
   #rmrs: Rmr[] = [];
+  /** Windows of advertised receives, one binding per distinct receive buffer. */
+  readonly #advertWindows = new SharedExposures(
+    () => this.#takeRmr(),
+    (rmr) => this.#returnRmr(rmr),
+    WRITE_ACCESS,
+  );
   #bellRmr: Rmr | undefined;
   #read = true;
   /** Receives posted before their message are advertised to the sender, which writes into them. */
@@ -768,7 +775,7 @@ export class RdmaDevice implements Device {
     const key = messageKey(request.context, request.tag);
     const advertised = link.advertisedPosted.get(key) ?? 0;
     if (ahead !== advertised) return;
-    const exposure = expose(receiveRegion(data, data.size, this.#cache!), data.size, this.#takeRmr(), WRITE_ACCESS);
+    const exposure = this.#advertWindows.acquire(receiveRegion(data, data.size, this.#cache!), data.size);
     const ordinal = link.arrived.counted(request.context, request.tag) + ahead + 1;
     request.deviceState = new AdvertisedRecv(link, key, exposure, link.arrived.epoch, ordinal);
     request.id = this.#recvTable.add(request);
@@ -790,7 +797,7 @@ export class RdmaDevice implements Device {
     if (kind === 'advertise') link.openAdvertise = batch;
     else link.openRevoke = batch;
     link.push(batch);
-    queueMicrotask(() => this.#pump(link));
+    defer(() => this.#pump(link));
     return batch;
   }
 
@@ -815,7 +822,7 @@ export class RdmaDevice implements Device {
     state.withdrawn = true;
     request.deviceState = undefined;
     if (this.#recvTable.get(request.id) === request) this.#recvTable.take(request.id);
-    this.#returnRmr(state.exposure.rmr);
+    this.#advertWindows.release(state.exposure);
     const left = (state.link.advertisedPosted.get(state.key) ?? 1) - 1;
     if (left === 0) state.link.advertisedPosted.delete(state.key);
     else state.link.advertisedPosted.set(state.key, left);
