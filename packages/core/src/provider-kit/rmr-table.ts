@@ -63,7 +63,7 @@ export class RmrTable {
     // no offset can lose precision or wrap; the rest is exact arithmetic on safe integers.
     const base = w.base;
     const end = base + w.length;
-    if (typeof targetOffset === 'number' ? !Number.isSafeInteger(targetOffset) : false) return DatStatus.PROTECTION_VIOLATION;
+    if (typeof targetOffset === 'number' && !Number.isSafeInteger(targetOffset)) return DatStatus.PROTECTION_VIOLATION;
     if (targetOffset < base || targetOffset > end) return DatStatus.PROTECTION_VIOLATION;
     const offset = Number(targetOffset);
     if (length > end - offset) return DatStatus.PROTECTION_VIOLATION;
