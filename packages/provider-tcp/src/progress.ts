@@ -88,7 +88,7 @@ export class DataPath {
   constructor(
     private readonly socket: Socket,
     readonly host: DataPathHost,
-    private readonly copyThreshold: number,
+    copyThreshold: number,
     private readonly resumeInput: () => void,
   ) {
     this.writer = new FrameWriter(socket, copyThreshold);

@@ -3,7 +3,6 @@ import { expose, type Exposure, type RegisteredRegion } from './rendezvous.js';
 
 interface Shared {
   readonly exposure: Exposure;
-  readonly length: number;
   users: number;
 }
 
@@ -16,7 +15,6 @@ interface Shared {
  */
 export class SharedExposures {
   readonly #byLmr = new Map<Lmr, Map<number, Shared>>();
-  readonly #byRmr = new Map<Rmr, Shared>();
 
   constructor(
     private readonly takeRmr: () => Rmr,
@@ -28,35 +26,36 @@ export class SharedExposures {
   acquire(region: RegisteredRegion, length: number): Exposure {
     let byStart = this.#byLmr.get(region.lmr);
     const found = byStart?.get(region.start);
-    if (found !== undefined && found.length === length) {
+    if (found !== undefined && found.exposure.triplet.length === length) {
       found.users++;
       return found.exposure;
     }
     const exposure = expose(region, length, this.takeRmr(), this.access);
     // A different length at the same start is bound on its own (not shared, not filed).
     if (found !== undefined) return exposure;
-    const shared: Shared = { exposure, length, users: 1 };
+    const shared: Shared = { exposure, users: 1 };
     if (byStart === undefined) this.#byLmr.set(region.lmr, (byStart = new Map()));
     byStart.set(region.start, shared);
-    this.#byRmr.set(exposure.rmr, shared);
     return exposure;
   }
 
   /** One user is done with `exposure`; the last one unbinds it. */
   release(exposure: Exposure): void {
-    const shared = this.#byRmr.get(exposure.rmr);
-    if (shared === undefined) return this.returnRmr(exposure.rmr);
-    if (--shared.users > 0) return;
-    this.#byRmr.delete(exposure.rmr);
     const region = exposure.region;
-    const byStart = this.#byLmr.get(region.lmr)!;
-    byStart.delete(region.start);
-    if (byStart.size === 0) this.#byLmr.delete(region.lmr);
+    const byStart = this.#byLmr.get(region.lmr);
+    const shared = byStart?.get(region.start);
+    // Not filed (bound on its own beside a shared window of another length): unbind it now.
+    if (shared === undefined || shared.exposure !== exposure) return this.returnRmr(exposure.rmr);
+    if (--shared.users > 0) return;
+    byStart!.delete(region.start);
+    if (byStart!.size === 0) this.#byLmr.delete(region.lmr);
     this.returnRmr(exposure.rmr);
   }
 
-  /** Bindings held (for tests and counters). */
+  /** Bindings held (for tests). */
   get size(): number {
-    return this.#byRmr.size;
+    let n = 0;
+    for (const byStart of this.#byLmr.values()) n += byStart.size;
+    return n;
   }
 }
