@@ -7,11 +7,9 @@
 // DMA 4.7 µs, TCW creation, the 1000 MB/s link, the 8 µs barrier); on tcp they are wall-clock.
 //
 //   node bench/fmpl.mjs [--provider combuf|tcp|ib|lapi] [-n 16] [--collectives-only] [--software]
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { hasPmiEnvironment, rankContext } from '@dapl/core';
 import { Fmpl } from '@dapl/fmpl';
+import { runAsJob } from './lib/job.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -118,9 +116,4 @@ async function benchmark() {
   await fmpl.finalize();
 }
 
-if (rankContext.getStore() !== undefined || hasPmiEnvironment(process.env)) await benchmark();
-else {
-  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [dapl, 'run', '-n', values.ranks, '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  child.on('exit', (code) => process.exit(code ?? 1));
-}
+await runAsJob(import.meta.url, values.ranks, values.provider, benchmark);

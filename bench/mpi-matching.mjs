@@ -5,11 +5,9 @@
 // matching engine's cost must not grow with the number of outstanding receives (target: ≤ 2× at 1000).
 //
 //   node bench/mpi-matching.mjs [--provider tcp|ib|lapi|combuf] [--rounds N] [--messages N]
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { hasPmiEnvironment, rankContext } from '@dapl/core';
 import { Mpi, Request } from '@dapl/mpi';
+import { runAsJob } from './lib/job.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -65,9 +63,4 @@ async function benchmark() {
   await mpi.finalize();
 }
 
-if (rankContext.getStore() !== undefined || hasPmiEnvironment(process.env)) await benchmark();
-else {
-  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [dapl, 'run', '-n', '2', '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  child.on('exit', (code) => process.exit(code ?? 1));
-}
+await runAsJob(import.meta.url, 2, values.provider, benchmark);

@@ -12,11 +12,10 @@
 //   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce]
 //
 // It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DtoStatus, MemAccess, hasPmiEnvironment, rankContext, startConnections } from '@dapl/core';
 import { Mpi, Op, Request } from '@dapl/mpi';
+import { DatPair, skipping } from './lib/dat-pair.mjs';
+import { runAsJob } from './lib/job.mjs';
 
 const HELP = `usage: node bench/osu.mjs [options]
 
@@ -220,16 +219,6 @@ async function warmup(world, rank) {
   await world.sendrecv(none, 1 - rank, 9, none, 1 - rank, 9);
 }
 
-/** Seconds the last `iters` of `skip + iters` runs of `step` took (OSU's skip iterations). */
-async function skipping(clock, skip, iters, step) {
-  let start = clock();
-  for (let i = 0; i < skip + iters; i++) {
-    if (i === skip) start = clock();
-    await step();
-  }
-  return clock() - start;
-}
-
 /** Seconds `body` took, or what it reports itself (a body that skips its first iterations). */
 async function timed(clock, body, before) {
   if (before !== undefined) await before;
@@ -243,96 +232,4 @@ function median(values) {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/**
- * The DAT baseline: a second set of connections on MPI's IA (its own PSP, endpoints and EVDs), with
- * `2 × window` receives of the largest size pre-posted; every exchange re-posts what it consumed.
- */
-class DatPair {
-  static async start(mpi, maxSize, window) {
-    const job = mpi.job;
-    const connections = await startConnections(job.ia, job.runtime, { keyPrefix: 'osu-dat' });
-    const peer = 1 - job.rank;
-    const pz = connections.pz;
-    const buf = new Uint8Array(Math.max(maxSize, 4));
-    const lmr = pz.registerLmr(buf, MemAccess.LOCAL);
-    const ep = await connections.endpoint(peer);
-    const pair = new DatPair(connections, ep, lmr, job.rank, 2 * window + 2, () => mpi.wtime());
-    await pair.#sync();
-    return pair;
-  }
-
-  #recvs = 0;
-  /** `clock`: the rank's clock in seconds (virtual under the simulator), as MPI's wtime. */
-  constructor(connections, ep, lmr, rank, depth, clock) {
-    this.clock = clock;
-    this.connections = connections;
-    this.ep = ep;
-    this.lmr = lmr;
-    this.rank = rank;
-    this.whole = [{ lmr, offset: 0, length: lmr.length }];
-    for (let i = 0; i < depth; i++) this.ep.postRecv(this.whole, i);
-  }
-
-  #iov(n) {
-    return [{ lmr: this.lmr, offset: 0, length: n }];
-  }
-
-  async #received() {
-    const event = await this.connections.evds.recv.wait({ timeoutMs: 60_000 });
-    if (event.type !== 'dto-completion' || event.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${event.type} ${event.status}`);
-    this.ep.postRecv(this.whole, this.#recvs++);
-  }
-
-  async #sync() {
-    this.ep.postSend(this.#iov(0), 'sync', { suppressCompletion: true });
-    await this.#received();
-  }
-
-  async pingPong(n, iters) {
-    const iov = this.#iov(n);
-    for (let i = 0; i < iters; i++) {
-      if (this.rank === 0) {
-        this.ep.postSend(iov, i, { suppressCompletion: true });
-        await this.#received();
-      } else {
-        await this.#received();
-        this.ep.postSend(iov, i, { suppressCompletion: true });
-      }
-    }
-  }
-
-  stream(n, iters, window, skip) {
-    const iov = this.#iov(n);
-    return skipping(this.clock, skip, iters, async () => {
-      if (this.rank === 0) {
-        for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
-        await this.#received();
-      } else {
-        for (let w = 0; w < window; w++) await this.#received();
-        this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
-      }
-    });
-  }
-
-  bistream(n, iters, window, skip) {
-    const iov = this.#iov(n);
-    return skipping(this.clock, skip, iters, async () => {
-      for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
-      for (let w = 0; w < window; w++) await this.#received();
-    });
-  }
-
-  async close() {
-    await this.connections.close();
-  }
-}
-
-const inJob = rankContext.getStore() !== undefined || hasPmiEnvironment(process.env);
-if (!inJob) {
-  // Launch this script as a 2-rank job.
-  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [dapl, 'run', '-n', values.ranks, '--provider', values.provider, fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  child.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)));
-} else {
-  await benchmark();
-}
+await runAsJob(import.meta.url, values.ranks, values.provider, benchmark);

@@ -46,6 +46,11 @@ class ContextQueues<R, M> {
  */
 export class MatchingEngine<R, M> {
   readonly #contexts = new Map<number, ContextQueues<R, M>>();
+  /**
+   * The queues of the last context that emptied, for the next context to need some: a stream that
+   * drains its receives every window (osu_bw) would otherwise build six maps per window.
+   */
+  #spareQueues: ContextQueues<R, M> | undefined = undefined;
   /** Unexpected-message nodes for reuse (posted nodes are handles, so never reused). */
   readonly #spare: ListNode<M>[] = [];
   #postSeq = 0;
@@ -194,10 +199,17 @@ export class MatchingEngine<R, M> {
     return { receives, messages };
   }
 
+  /** An emptied context's queues go; their (empty) maps are kept for the next context to need some. */
+  #retire(context: number, q: ContextQueues<R, M>): void {
+    this.#contexts.delete(context);
+    this.#spareQueues = q;
+  }
+
   #queues(context: number): ContextQueues<R, M> {
     let q = this.#contexts.get(context);
     if (q === undefined) {
-      q = new ContextQueues<R, M>();
+      q = this.#spareQueues ?? new ContextQueues<R, M>();
+      this.#spareQueues = undefined;
       this.#contexts.set(context, q);
     }
     return q;
@@ -219,7 +231,7 @@ export class MatchingEngine<R, M> {
       else if (node.tag === ANY_TAG) q.postedAnyTag.delete(bin.key);
       else q.postedByPair.delete(bin.key);
     }
-    if (q.empty) this.#contexts.delete(context);
+    if (q.empty) this.#retire(context, q);
   }
 
   #removeUnexpected(context: number, q: ContextQueues<R, M>, node: ListNode<M>): void {
@@ -230,7 +242,7 @@ export class MatchingEngine<R, M> {
     this.#unexpected--;
     node.value = undefined;
     this.#spare.push(node);
-    if (q.empty) this.#contexts.delete(context);
+    if (q.empty) this.#retire(context, q);
   }
 }
 

@@ -42,8 +42,11 @@ export function requireCount(count: unknown, argument: string): number {
 }
 
 /** A plain object of options, or undefined. */
+/** What absent options read as: one shared frozen object, so a call without options allocates nothing. */
+const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
+
 export function requireOptions<T extends object>(options: unknown, argument: string): Partial<T> {
-  if (options === undefined) return {};
+  if (options === undefined) return NO_OPTIONS as Partial<T>;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new MpiError(ErrorClass.ERR_ARG, `${argument} must be an object of options, got ${describeValue(options)}`, { argument });
   }

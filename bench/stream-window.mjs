@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+// osu_bw's window, measured finely enough to judge a change of a few microseconds per window:
+// rank 0 isends `window` messages of one size, rank 1 irecvs them, then a 4-byte ack (OSU's
+// loop body), in blocks of `--windows` windows after `--warmup` seconds of the same; MPI blocks and DAT blocks (the same exchange with
+// DAT send/recv on the same IA, as bench/osu.mjs does it) alternate in one job, so both see the
+// same machine at the same moment. Per block: wall time and each rank's CPU time
+// (process.cpuUsage, user + system) per window. Reported: medians over blocks and the median of
+// the per-pair ratios MPI / DAT.
+//
+//   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 15] [--windows 50]
+//
+// It launches itself with `dapl run -n 2`.
+import { parseArgs } from 'node:util';
+import { Mpi, Request } from '@dapl/mpi';
+import { DatPair } from './lib/dat-pair.mjs';
+import { runAsJob } from './lib/job.mjs';
+
+const HELP = `usage: node bench/stream-window.mjs [options]
+
+osu_bw's window (rank 0 isends a window of messages, rank 1 irecvs them, then acks) on @dapl/mpi,
+in blocks alternating with the same exchange on DAT send/recv in the same job. Reports microseconds
+CPU microseconds and microseconds spent posting (the isend and irecv loops) per window (medians
+over blocks) and the median per-pair bandwidth ratio MPI / DAT.
+
+  --provider KEY     tcp (default), ib, lapi, combuf (virtual time; the CPU and posting figures
+                     are the host's then, for the one process that runs both ranks)
+  --sizes LIST       comma-separated message sizes in bytes (default 65536)
+  --window N         messages per window (default 64)
+  --blocks N         measured MPI / DAT block pairs per size (default 15), after one warm-up pair
+  --windows N        windows per block (default 50)
+  --warmup S         seconds of unmeasured block pairs first, per size (default 3: V8 is still
+                     optimising and deoptimising the message path for the first seconds)
+  --blocks-out       also print every block's figures
+  -h, --help         this text`;
+
+const options = {
+  provider: { type: 'string', default: 'tcp' },
+  sizes: { type: 'string', default: '65536' },
+  window: { type: 'string', default: '64' },
+  blocks: { type: 'string', default: '15' },
+  windows: { type: 'string', default: '50' },
+  warmup: { type: 'string', default: '3' },
+  'blocks-out': { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+};
+const { values } = parseArgs({ options, allowPositionals: false });
+if (values.help) {
+  process.stdout.write(`${HELP}\n`);
+  process.exit(0);
+}
+
+/** A positive integer option, or exit 2 naming it. */
+function count(name, min = 1) {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < min) {
+    process.stderr.write(`stream-window: --${name} must be an integer >= ${min}, got '${values[name]}'\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const window = count('window');
+const blocks = count('blocks');
+const windowsPerBlock = count('windows');
+const warmupSeconds = Number(values.warmup);
+if (!(warmupSeconds >= 0)) {
+  process.stderr.write(`stream-window: --warmup must be a number of seconds >= 0, got '${values.warmup}'\n`);
+  process.exit(2);
+}
+const sizes = values.sizes.split(',').map((s) => Number(s));
+if (sizes.some((n) => !Number.isInteger(n) || n < 0)) {
+  process.stderr.write(`stream-window: --sizes must list byte counts >= 0, got '${values.sizes}'\n`);
+  process.exit(2);
+}
+
+async function benchmark() {
+  const mpi = await Mpi.init();
+  const world = mpi.world;
+  if (world.size !== 2) throw new Error(`stream-window runs on 2 ranks, not ${world.size}`);
+  const rank = world.rank;
+  const peer = 1 - rank;
+  const maxSize = Math.max(...sizes, 4);
+  const dat = await DatPair.start(mpi, maxSize, window);
+  const none = new Uint8Array(0);
+  const together = () => world.sendrecv(none, peer, 9, none, peer, 9);
+  const ack = new Uint8Array(4);
+
+  /** One block: wall and CPU microseconds per window. */
+  const block = async (body) => {
+    await together();
+    const cpu = process.cpuUsage();
+    const start = mpi.wtime();
+    await body();
+    const wall = mpi.wtime() - start;
+    const used = process.cpuUsage(cpu);
+    return [(wall * 1e6) / windowsPerBlock, (used.user + used.system) / windowsPerBlock];
+  };
+
+  if (rank === 0) {
+    process.stdout.write(`# stream-window (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}): window ${window}, ${blocks} block pairs of ${windowsPerBlock} windows after ${warmupSeconds} s of warm-up pairs\n`);
+    process.stdout.write(`# per window: wall us (median over blocks), CPU us of each rank, us in the MPI posting loops (isends on rank 0, irecvs on rank 1); ratio = MPI / DAT bandwidth (DAT time / MPI time), median over pairs\n`);
+    process.stdout.write(`# Size         MPI us     DAT us   ratio   MPI cpu0   DAT cpu0   MPI cpu1   DAT cpu1   isends0   irecvs1\n`);
+  }
+  for (const n of sizes) {
+    const buf = new Uint8Array(n);
+    // Seconds spent in the posting loops (isends on rank 0, irecvs on rank 1) of the MPI blocks.
+    let posting = 0;
+    const mpiBody = async () => {
+      for (let i = 0; i < windowsPerBlock; i++) {
+        const reqs = [];
+        const start = performance.now();
+        if (rank === 0) {
+          for (let w = 0; w < window; w++) reqs.push(world.isend(buf, peer, 2));
+          posting += performance.now() - start;
+          await Request.waitAll(reqs);
+          await world.recv(ack, peer, 3);
+        } else {
+          for (let w = 0; w < window; w++) reqs.push(world.irecv(buf, peer, 2));
+          posting += performance.now() - start;
+          await Request.waitAll(reqs);
+          await world.send(ack, peer, 3);
+        }
+      }
+    };
+    const datBody = () => dat.stream(n, windowsPerBlock, window, 0);
+    // Rows, one per pair: [MPI wall, MPI cpu, DAT wall, DAT cpu, MPI posting] in us per window.
+    // Warm-up pairs until rank 0 has seen --warmup seconds (at least one pair); rank 0 decides for both.
+    const warm = mpi.wtime() + warmupSeconds;
+    const more = new Uint8Array(1);
+    do {
+      await block(mpiBody);
+      await block(datBody);
+      more[0] = mpi.wtime() < warm ? 1 : 0;
+      await world.bcast(more, 0);
+    } while (more[0] === 1);
+    const rows = [];
+    for (let b = 0; b < blocks; b++) {
+      posting = 0;
+      const m = await block(mpiBody);
+      const post = (posting * 1e3) / windowsPerBlock;
+      const d = await block(datBody);
+      rows.push([...m, ...d, post]);
+    }
+    // Rank 1's CPU figures to rank 0.
+    const mine = Float64Array.from(rows.flat());
+    const theirs = new Float64Array(mine.length);
+    await world.sendrecv(mine, peer, 10, theirs, peer, 10);
+    if (rank !== 0) continue;
+    const other = rows.map((_, i) => Array.from(theirs.subarray(5 * i, 5 * i + 5)));
+    if (values['blocks-out']) {
+      rows.forEach((r, i) => process.stdout.write(`#   block ${String(i + 1).padStart(3)}: MPI ${r[0].toFixed(1)} us (cpu ${r[1].toFixed(1)} / ${other[i][1].toFixed(1)}), DAT ${r[2].toFixed(1)} us (cpu ${r[3].toFixed(1)} / ${other[i][3].toFixed(1)}), ratio ${(r[2] / r[0]).toFixed(2)}, posting ${r[4].toFixed(1)} / ${other[i][4].toFixed(1)} us\n`));
+    }
+    const col = (table, k) => median(table.map((r) => r[k]));
+    // Bandwidth ratio MPI / DAT is DAT time / MPI time.
+    const ratio = median(rows.map((r) => r[2] / r[0]));
+    const cells = [col(rows, 0), col(rows, 2), ratio, col(rows, 1), col(rows, 3), col(other, 1), col(other, 3), col(rows, 4), col(other, 4)];
+    process.stdout.write(`${String(n).padEnd(10)}${cells.map((v, i) => v.toFixed(i === 2 ? 2 : 1).padStart(i === 2 ? 8 : 11)).join('')}\n`);
+  }
+  await together();
+  await dat.close();
+  await mpi.finalize();
+}
+
+function median(list) {
+  const sorted = [...list].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+await runAsJob(import.meta.url, 2, values.provider, benchmark);

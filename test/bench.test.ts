@@ -1,0 +1,64 @@
+// The MPI benchmarks run as written (each launches itself with `dapl run`) and print their figures in
+// the documented format; bad options exit 2 naming the option. Figures are checked for shape, never
+// for speed: performance is judged by running the benchmarks, not by tests.
+import { execFile } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { root, type Ran } from './support/dapl-run.js';
+
+function bench(args: readonly string[]): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd: root, timeout: 60_000, env: { ...process.env, DAPL_JOB_KEY: undefined, DAPL_PROVIDER: undefined } }, (error, stdout, stderr) => {
+      const failed = error as (Error & { code?: unknown; killed?: boolean }) | null;
+      resolve({ code: failed === null ? 0 : typeof failed.code === 'number' ? failed.code : null, killed: failed?.killed === true, stdout, stderr });
+    });
+  });
+}
+
+const NUMBER = String.raw`\s+([0-9.]+)`;
+
+describe('bench/stream-window.mjs', () => {
+  it('measures MPI and DAT windows side by side on a simulated provider, a row per size', async () => {
+    const ran = await bench(['bench/stream-window.mjs', '--provider', 'ib', '--sizes', '65536,1024', '--blocks', '3', '--windows', '2', '--warmup', '0']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# stream-window \(dapl\.ts @dapl\/mpi, device rdma, provider ib\): window 64, 3 block pairs of 2 windows/m);
+    for (const size of [65536, 1024]) {
+      const row = new RegExp(`^${size}${NUMBER.repeat(9)}$`, 'm').exec(ran.stdout);
+      expect(row, ran.stdout).not.toBeNull();
+      const [mpiUs, datUs, ratio] = row!.slice(1, 4).map(Number);
+      expect(mpiUs).toBeGreaterThan(0);
+      expect(datUs).toBeGreaterThan(0);
+      // The ratio is DAT time over MPI time (bandwidth MPI / DAT), up to the printed rounding.
+      expect(Math.abs(ratio - datUs / mpiUs)).toBeLessThan(0.2);
+    }
+  });
+
+  it('answers a bad option with exit 2 and names it', async () => {
+    const ran = await bench(['bench/stream-window.mjs', '--window', '0']);
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain("--window must be an integer >= 1, got '0'");
+    const sizes = await bench(['bench/stream-window.mjs', '--sizes', '64k']);
+    expect(sizes.code).toBe(2);
+    expect(sizes.stderr).toContain("--sizes must list byte counts >= 0, got '64k'");
+  });
+
+  it('prints its usage with --help', async () => {
+    const ran = await bench(['bench/stream-window.mjs', '--help']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^usage: node bench\/stream-window\.mjs/);
+  });
+});
+
+describe('bench/osu.mjs', () => {
+  it('prints osu_bw with the DAT figure and the ratio beside each size', async () => {
+    const ran = await bench(['bench/osu.mjs', '--provider', 'ib', '--only', 'bw', '--min-size', '65536', '--max-size', '131072']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# OSU MPI Bandwidth Test \(dapl\.ts @dapl\/mpi, device rdma, provider ib, virtual time\)$/m);
+    for (const size of [65536, 131072]) {
+      const row = new RegExp(`^${size}${NUMBER.repeat(3)}$`, 'm').exec(ran.stdout);
+      expect(row, ran.stdout).not.toBeNull();
+      const [mpi, dat, ratio] = row!.slice(1).map(Number);
+      expect(mpi).toBeGreaterThan(0);
+      expect(Math.abs(ratio - mpi / dat)).toBeLessThan(0.01);
+    }
+  });
+});
