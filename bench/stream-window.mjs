@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// osu_bw's window, measured finely enough to judge a change of a few microseconds per window:
-// rank 0 isends `window` messages of one size, rank 1 irecvs them, then a 4-byte ack (OSU's
-// loop body), in blocks of `--windows` windows after `--warmup` seconds of the same; MPI blocks and DAT blocks (the same exchange with
-// DAT send/recv on the same IA, as bench/osu.mjs does it) alternate in one job, so both see the
-// same machine at the same moment. Per block: wall time and each rank's CPU time
-// (process.cpuUsage, user + system) per window. Reported: medians over blocks and the median of
-// the per-pair ratios MPI / DAT.
+// osu_bw's window, measured finely enough to judge a change of tens of microseconds per window:
+// rank 0 isends `window` messages of one size, rank 1 irecvs them, then a 4-byte ack (OSU's loop
+// body), in blocks of `--windows` windows after `--warmup` seconds of the same. MPI blocks and DAT
+// blocks (the same exchange with DAT send/recv on the same IA, as bench/osu.mjs does it) alternate
+// in one job, so both see the same machine at the same moment. Per block and window: wall time,
+// each rank's CPU time (process.cpuUsage, user + system) and the time in the MPI posting loops.
+// Reported: medians over blocks and the median of the per-pair bandwidth ratios MPI / DAT.
 //
-//   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 15] [--windows 50]
+//   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 40] [--windows 30]
 //
 // It launches itself with `dapl run -n 2`.
 import { parseArgs } from 'node:util';
@@ -18,7 +18,7 @@ import { runAsJob } from './lib/job.mjs';
 const HELP = `usage: node bench/stream-window.mjs [options]
 
 osu_bw's window (rank 0 isends a window of messages, rank 1 irecvs them, then acks) on @dapl/mpi,
-in blocks alternating with the same exchange on DAT send/recv in the same job. Reports microseconds
+in blocks alternating with the same exchange on DAT send/recv in the same job. Reports microseconds,
 CPU microseconds and microseconds spent posting (the isend and irecv loops) per window (medians
 over blocks) and the median per-pair bandwidth ratio MPI / DAT.
 
@@ -26,8 +26,8 @@ over blocks) and the median per-pair bandwidth ratio MPI / DAT.
                      are the host's then, for the one process that runs both ranks)
   --sizes LIST       comma-separated message sizes in bytes (default 65536)
   --window N         messages per window (default 64)
-  --blocks N         measured MPI / DAT block pairs per size (default 15), after one warm-up pair
-  --windows N        windows per block (default 50)
+  --blocks N         measured MPI / DAT block pairs per size (default 40)
+  --windows N        windows per block (default 30)
   --warmup S         seconds of unmeasured block pairs first, per size (default 3: V8 is still
                      optimising and deoptimising the message path for the first seconds)
   --blocks-out       also print every block's figures
@@ -37,13 +37,19 @@ const options = {
   provider: { type: 'string', default: 'tcp' },
   sizes: { type: 'string', default: '65536' },
   window: { type: 'string', default: '64' },
-  blocks: { type: 'string', default: '15' },
-  windows: { type: 'string', default: '50' },
+  blocks: { type: 'string', default: '40' },
+  windows: { type: 'string', default: '30' },
   warmup: { type: 'string', default: '3' },
   'blocks-out': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 };
-const { values } = parseArgs({ options, allowPositionals: false });
+let values;
+try {
+  ({ values } = parseArgs({ options, allowPositionals: false }));
+} catch (error) {
+  process.stderr.write(`stream-window: ${error.message}; see --help\n`);
+  process.exit(2);
+}
 if (values.help) {
   process.stdout.write(`${HELP}\n`);
   process.exit(0);

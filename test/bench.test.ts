@@ -39,6 +39,9 @@ describe('bench/stream-window.mjs', () => {
     const sizes = await bench(['bench/stream-window.mjs', '--sizes', '64k']);
     expect(sizes.code).toBe(2);
     expect(sizes.stderr).toContain("--sizes must list byte counts >= 0, got '64k'");
+    const unknown = await bench(['bench/stream-window.mjs', '--bogus']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--bogus'");
   });
 
   it('prints its usage with --help', async () => {
