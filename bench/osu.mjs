@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { Mpi, Op, Request } from '@dapl/mpi';
 import { DatPair, skipping } from './lib/dat-pair.mjs';
 import { runAsJob } from './lib/job.mjs';
+import { median } from './lib/median.mjs';
 
 const HELP = `usage: node bench/osu.mjs [options]
 
@@ -225,11 +226,6 @@ async function timed(clock, body, before) {
   const start = clock();
   const own = await body();
   return typeof own === 'number' ? own : clock() - start;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 await runAsJob(import.meta.url, values.ranks, values.provider, benchmark);

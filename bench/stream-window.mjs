@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { Mpi, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
 import { runAsJob } from './lib/job.mjs';
+import { median } from './lib/median.mjs';
 
 const HELP = `usage: node bench/stream-window.mjs [options]
 
@@ -165,11 +166,6 @@ async function benchmark() {
   await together();
   await dat.close();
   await mpi.finalize();
-}
-
-function median(list) {
-  const sorted = [...list].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 await runAsJob(import.meta.url, 2, values.provider, benchmark);

@@ -1,18 +1,11 @@
 // The MPI benchmarks run as written (each launches itself with `dapl run`) and print their figures in
 // the documented format; bad options exit 2 naming the option. Figures are checked for shape, never
 // for speed: performance is judged by running the benchmarks, not by tests.
-import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { root, type Ran } from './support/dapl-run.js';
+import { nodeRun } from './support/dapl-run.js';
 
-function bench(args: readonly string[]): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: root, timeout: 60_000, env: { ...process.env, DAPL_JOB_KEY: undefined, DAPL_PROVIDER: undefined } }, (error, stdout, stderr) => {
-      const failed = error as (Error & { code?: unknown; killed?: boolean }) | null;
-      resolve({ code: failed === null ? 0 : typeof failed.code === 'number' ? failed.code : null, killed: failed?.killed === true, stdout, stderr });
-    });
-  });
-}
+/** A benchmark as written: `node bench/...`, which launches its own job. */
+const bench = (args: readonly string[]) => nodeRun(args, { DAPL_PROVIDER: undefined }, 60_000);
 
 const NUMBER = String.raw`\s+([0-9.]+)`;
 

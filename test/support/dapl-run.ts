@@ -15,10 +15,15 @@ export interface Ran {
 
 /** Run `dapl run <args>`; a job that does not end within `killAfterMs` is killed (`killed`). */
 export function daplRun(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 20_000): Promise<Ran> {
+  return nodeRun([dapl, 'run', ...args], env, killAfterMs);
+}
+
+/** Run `node <args>` (a script that may launch a job itself) in the same clean environment. */
+export function nodeRun(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 20_000): Promise<Ran> {
   const clean: Record<string, string | undefined> = { ...process.env, DAPL_JOB_KEY: undefined, DAPL_SIM_REPORT: undefined };
   for (const key of Object.keys(clean)) if (key.startsWith('DAPL_MPI_') || key.startsWith('PMI_')) clean[key] = undefined;
   return new Promise((resolve) => {
-    execFile(process.execPath, [dapl, 'run', ...args], { cwd: root, timeout: killAfterMs, maxBuffer: 16 << 20, env: { ...clean, ...env } }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd: root, timeout: killAfterMs, maxBuffer: 16 << 20, env: { ...clean, ...env } }, (error, stdout, stderr) => {
       const failed = error as (Error & { code?: unknown; killed?: boolean }) | null;
       resolve({ code: failed === null ? 0 : typeof failed.code === 'number' ? failed.code : null, killed: failed?.killed === true, stdout, stderr });
     });

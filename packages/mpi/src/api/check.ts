@@ -41,10 +41,10 @@ export function requireCount(count: unknown, argument: string): number {
   return count;
 }
 
-/** A plain object of options, or undefined. */
 /** What absent options read as: one shared frozen object, so a call without options allocates nothing. */
 const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
 
+/** A plain object of options, or undefined. */
 export function requireOptions<T extends object>(options: unknown, argument: string): Partial<T> {
   if (options === undefined) return NO_OPTIONS as Partial<T>;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
