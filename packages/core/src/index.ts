@@ -54,4 +54,5 @@ export { startJob, jobConfig, type DaplJob, type StartJobOptions } from './runti
 export { describeValue } from './util/describe-value.js';
 export { RegistrationCache } from './util/registration-cache.js';
 export { defer } from './util/defer.js';
+export { Fifo } from './util/fifo.js';
 export { runCli, COMMANDS, ExitCode, UsageError, type CliCommand, type CliIo, type CliOption, type ParsedArgs, type TextSink, type RunCliOptions } from './cli/index.js';

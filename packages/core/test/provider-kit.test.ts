@@ -3,7 +3,7 @@ import { EpState } from '../src/dat/endpoint.js';
 import { DatStatus } from '../src/dat/status.js';
 import { CreditWindow } from '../src/provider-kit/credit-window.js';
 import { transitionEp, type EpInput } from '../src/provider-kit/ep-state.js';
-import { Fifo } from '../src/provider-kit/fifo.js';
+import { Fifo } from '../src/util/fifo.js';
 import { thrown } from './support/dat-errors.js';
 
 describe('CreditWindow', () => {

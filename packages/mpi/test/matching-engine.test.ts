@@ -34,6 +34,32 @@ describe('MatchingEngine', () => {
     expect(m.post(0, 1, 7, 'r').handle).toBeDefined();
   });
 
+  it('takeIfFirst takes a receive only when a message of its own source and tag would match it', () => {
+    const m = new MatchingEngine<string, string>();
+    const handle = (r: ReturnType<typeof m.post>): PostedHandle => r.handle!;
+    const first = handle(m.post(0, 1, 5, 'first'));
+    const second = handle(m.post(0, 1, 5, 'second'));
+    // Not the head of its bin: the older receive would take the message.
+    expect(m.takeIfFirst(second)).toBe(false);
+    expect(m.takeIfFirst(first)).toBe(true);
+    expect(m.postedCount).toBe(1);
+    // Taken off its queue: the next message goes to the other receive, and the taken one is gone for good.
+    expect(m.takeIfFirst(first)).toBe(false);
+    expect(m.cancel(first)).toBe(false);
+    // An older wildcard receive would take a (1, 5) message first.
+    const wild = new MatchingEngine<string, string>();
+    wild.post(0, ANY_SOURCE, 5, 'any-five');
+    const later = handle(wild.post(0, 1, 5, 'one-five'));
+    expect(wild.takeIfFirst(later)).toBe(false);
+    expect(wild.arrive(0, 1, 5, 'm')).toBe('any-five');
+    expect(wild.takeIfFirst(later)).toBe(true);
+    expect(wild.postedCount).toBe(0);
+    // A wildcard receive is never taken this way (the message's own source and tag are unknown to it).
+    const anyTag = handle(wild.post(0, 1, ANY_TAG, 'one-any'));
+    expect(wild.takeIfFirst(anyTag)).toBe(false);
+    expect(m.arrive(0, 1, 5, 'next')).toBe('second');
+  });
+
   it('olderRivals counts the older receives of the same (source, tag) and refuses when a wildcard could take the message first', () => {
     const m = new MatchingEngine<string, string>();
     const handle = (r: ReturnType<typeof m.post>): PostedHandle => r.handle!;

@@ -76,3 +76,22 @@ describe('Request.waitAll', () => {
     await expect(Request.waitAll([{} as Request])).rejects.toMatchObject({ errorClass: ErrorClass.ERR_REQUEST, argument: 'requests[0]' });
   });
 });
+
+describe('RequestCore.onDone', () => {
+  it('calls every listener once, in the order added, on completion or failure, and at once when already done', () => {
+    const calls: string[] = [];
+    const core = new RequestCore();
+    for (const name of ['a', 'b', 'c', 'd']) core.onDone(() => calls.push(name));
+    expect(calls).toEqual([]);
+    core.complete(new Status(0, 0, 0));
+    core.complete(new Status(0, 0, 0));
+    expect(calls).toEqual(['a', 'b', 'c', 'd']);
+    core.onDone(() => calls.push('late'));
+    expect(calls).toEqual(['a', 'b', 'c', 'd', 'late']);
+    const failed = new RequestCore();
+    failed.onDone(() => calls.push('f1'));
+    failed.onDone(() => calls.push('f2'));
+    failed.fail(new MpiError(ErrorClass.ERR_OTHER, 'x'));
+    expect(calls.slice(-2)).toEqual(['f1', 'f2']);
+  });
+});

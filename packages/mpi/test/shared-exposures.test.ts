@@ -45,6 +45,25 @@ describe('SharedExposures (advertised receives into the same bytes)', () => {
     await ia.close();
   });
 
+  it('share finds a bound exposure by LMR, start and length, and counts its user', async () => {
+    const { ia, shared, returned, region } = await fixture();
+    const buf = new Uint8Array(4096);
+    const r = region(buf);
+    expect(shared.share(r.lmr, r.start, buf.length)).toBeUndefined();
+    const a = shared.acquire(r, buf.length);
+    expect(shared.share(r.lmr, r.start + 1, buf.length - 1)).toBeUndefined();
+    expect(shared.share(r.lmr, r.start, buf.length - 1)).toBeUndefined();
+    const b = shared.share(r.lmr, r.start, buf.length)!;
+    expect(b).toBe(a);
+    // Two users now: the first release keeps the binding, the second returns the RMR.
+    shared.release(a);
+    expect(returned).toEqual([]);
+    shared.release(b);
+    expect(returned).toEqual([a.rmr]);
+    expect(shared.size).toBe(0);
+    await ia.close();
+  });
+
   it('binds different bytes (other buffers, other slices, other lengths) separately', async () => {
     const { ia, shared, returned, region } = await fixture();
     const whole = new Uint8Array(8192);

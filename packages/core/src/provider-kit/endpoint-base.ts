@@ -6,7 +6,7 @@ import { MemAccess, type Iov, type RmrTriplet } from '../dat/memory.js';
 import type { DtoCapability } from '../dat/provider.js';
 import { transitionEp, type EpInput } from './ep-state.js';
 import type { EvdQueue } from './evd-queue.js';
-import { Fifo } from './fifo.js';
+import { Fifo } from '../util/fifo.js';
 import type { IaBase } from './ia-base.js';
 import { checkIov } from './iov.js';
 import type { KitPz } from './memory.js';

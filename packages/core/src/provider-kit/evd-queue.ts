@@ -4,7 +4,7 @@ import type { DatEvent } from '../dat/events.js';
 import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
 import type { InterfaceAdapter } from '../dat/ia.js';
 import { defer } from '../util/defer.js';
-import { Fifo } from './fifo.js';
+import { Fifo } from '../util/fifo.js';
 import { requireFunction, requireInteger } from './validate.js';
 
 interface Waiter {

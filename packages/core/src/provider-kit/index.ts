@@ -16,7 +16,7 @@
  * }
  * ```
  */
-export { Fifo } from './fifo.js';
+export { Fifo } from '../util/fifo.js';
 export { notSupported } from './not-supported.js';
 export { transitionEp, type EpInput } from './ep-state.js';
 export { CreditWindow } from './credit-window.js';

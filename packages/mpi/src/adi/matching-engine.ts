@@ -127,6 +127,26 @@ export class MatchingEngine<R, M> {
     return undefined;
   }
 
+  /**
+   * A message with `handle`'s own context, source and tag arrived: if `handle` is the receive it
+   * matches (the oldest posted receive accepting it), take it off its queue and return true. False
+   * changes nothing. The device's shortcut for data it already wrote into that receive; the same
+   * four bin heads as `arrive`, without an unexpected-queue entry for the case it does not cover.
+   */
+  takeIfFirst(handle: PostedHandle): boolean {
+    if (!(handle instanceof ListNode)) return false;
+    const node = handle as ListNode<R>;
+    const bin = node.lists[0];
+    if (bin === null || bin.head !== node || node.source === ANY_SOURCE || node.tag === ANY_TAG) return false;
+    const q = this.#contexts.get(node.context)!;
+    const seq = node.seq;
+    if ((q.postedAny.head?.seq ?? Infinity) < seq) return false;
+    if ((q.postedAnySource.get(node.tag)?.head?.seq ?? Infinity) < seq) return false;
+    if ((q.postedAnyTag.get(node.source)?.head?.seq ?? Infinity) < seq) return false;
+    this.#removePosted(node.context, q, node);
+    return true;
+  }
+
   probe(context: number, source: number, tag: number): { message: M; source: number; tag: number } | undefined {
     const q = this.#contexts.get(context);
     if (q === undefined) return undefined;

@@ -82,6 +82,15 @@ export class PointToPoint implements DeviceHost {
     if (this.#probes.length > 0) this.#wakeProbes(message);
   }
 
+  arriveInto(request: RecvRequest): boolean {
+    const handle = request.handle;
+    if (handle === undefined) return false;
+    this.#clock.charge(MATCH_NS);
+    if (!this.engine.takeIfFirst(handle)) return false;
+    request.handle = undefined;
+    return true;
+  }
+
   iprobe(context: number, source: number, tag: number): Status | undefined {
     this.#clock.charge(MATCH_NS);
     const found = this.engine.probe(context, source, tag);

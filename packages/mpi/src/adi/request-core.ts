@@ -14,8 +14,13 @@ export class RequestCore {
   #promise: Promise<Status> | undefined;
   #resolve: ((status: Status) => void) | undefined;
   #reject: ((error: MpiError) => void) | undefined;
-  /** Called once on completion (waitAny/waitSome listeners); rarely more than one. */
-  #listeners: (() => void)[] | undefined;
+  /**
+   * Called once on completion. Most requests have one or two (the device's in-flight count, a
+   * waitAll countdown): the first is held in a field, so only a third needs an array.
+   */
+  #first: (() => void) | undefined;
+  #second: (() => void) | undefined;
+  #more: (() => void)[] | undefined;
 
   complete(status: Status): void {
     if (this.done) return;
@@ -46,13 +51,19 @@ export class RequestCore {
   /** Run `listener` once when the request completes (at once if it has). */
   onDone(listener: () => void): void {
     if (this.done) return listener();
-    (this.#listeners ??= []).push(listener);
+    if (this.#first === undefined) this.#first = listener;
+    else if (this.#second === undefined) this.#second = listener;
+    else (this.#more ??= []).push(listener);
   }
 
   #notify(): void {
-    const listeners = this.#listeners;
-    if (listeners === undefined) return;
-    this.#listeners = undefined;
-    for (const listener of listeners) listener();
+    const first = this.#first;
+    if (first === undefined) return;
+    const second = this.#second;
+    const more = this.#more;
+    this.#first = this.#second = this.#more = undefined;
+    first();
+    second?.();
+    if (more !== undefined) for (const listener of more) listener();
   }
 }

@@ -40,6 +40,12 @@ export interface Device {
 export interface DeviceHost {
   /** A message arrived from a peer, in the order that peer sent it. */
   arrive(message: IncomingMessage): void;
+  /**
+   * A message with `request`'s own context, source and tag arrived with its data already written
+   * into `request`: true when matching gives it `request` (which leaves the posted queue; the device
+   * completes it), false when it would not (the device then calls `arrive` as for any message).
+   */
+  arriveInto(request: RecvRequest): boolean;
   /** A peer was lost: fail what waits on it. */
   peerFailed(peer: number, error: MpiError): void;
   /**

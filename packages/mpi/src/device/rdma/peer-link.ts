@@ -1,4 +1,4 @@
-import type { Endpoint, RmrTriplet } from '@dapl/core';
+import { Fifo, type Endpoint, type RmrTriplet } from '@dapl/core';
 import type { MpiError } from '../../api/errors.js';
 import type { IncomingMessage, RecvRequest, SendRequest } from '../../adi/requests.js';
 import { AdvertisedReceives } from './advertised-receives.js';
@@ -24,9 +24,8 @@ export class PeerLink {
   credits: number;
   /** Buffers re-posted for the peer that we have not yet told it about. */
   pendingReturn = 0;
-  readonly backlog: Outgoing[] = [];
-  /** Index of the backlog's head (the array is compacted when drained). */
-  backlogHead = 0;
+  /** A ring, not an array shifted and truncated: a send that leaves at once allocates nothing here. */
+  readonly #backlog = new Fifo<Outgoing>(16);
   /** Unexpected messages whose data still sits in our receive buffers, oldest first. */
   readonly held: IncomingMessage[] = [];
   /** The peer's doorbell window, for immediates. */
@@ -56,35 +55,23 @@ export class PeerLink {
   }
 
   get backlogSize(): number {
-    return this.backlog.length - this.backlogHead;
+    return this.#backlog.size;
   }
 
   push(item: Outgoing): void {
-    this.backlog.push(item);
+    this.#backlog.push(item);
   }
 
   peek(): Outgoing {
-    return this.backlog[this.backlogHead];
+    return this.#backlog.peek()!;
   }
 
   shift(): Outgoing {
-    const item = this.backlog[this.backlogHead];
-    this.backlog[this.backlogHead++] = undefined as unknown as Outgoing;
-    if (this.backlogHead === this.backlog.length) {
-      this.backlog.length = 0;
-      this.backlogHead = 0;
-    } else if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
-      this.backlog.splice(0, this.backlogHead);
-      this.backlogHead = 0;
-    }
-    return item;
+    return this.#backlog.shift()!;
   }
 
   /** Everything still queued, emptied (the peer was lost). */
   takeBacklog(): Outgoing[] {
-    const items = this.backlog.slice(this.backlogHead);
-    this.backlog.length = 0;
-    this.backlogHead = 0;
-    return items;
+    return this.#backlog.drain();
   }
 }

@@ -14,7 +14,7 @@ import { messageKey } from './message-counter.js';
 import { PeerLink, type Outgoing } from './peer-link.js';
 import type { Advertisement } from './advertised-receives.js';
 import { NoticeBatch, emptyNotice, noticesPerMessage, readNotice, writeNotices } from './receive-notices.js';
-import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, inPlaceStart, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
 import { SharedExposures } from './shared-exposures.js';
 import { makeSlots, type Slot } from './slot.js';
 
@@ -538,6 +538,12 @@ export class RdmaDevice implements Device {
     }
     const link = state.link;
     const ordinal = this.#countArrival(link, request.context, request.tag);
+    // The common case: the receive is the oldest that accepts the message, so matching gives it
+    // this receive; finish it without building the message and arrival records the general path needs.
+    if (this.#host.arriveInto(request)) {
+      this.#withdraw(request);
+      return request.finish(request.source, request.tag, event.transferredLength);
+    }
     const arrival: Arrival = { slot: undefined, ep: event.ep, link, senderRequest: 0, remote: undefined, copied: false, advertised: request, epoch: link.arrived.epoch, ordinal };
     this.#host.arrive({
       peer: link.peer,
@@ -630,6 +636,12 @@ export class RdmaDevice implements Device {
     }
     const source = gatherRegion(request.data, length, this.#cache!, this.#maxIov, this.#clock);
     state.region = source;
+    if (length <= this.#chunk && remote.length === length) {
+      // One write covers it (the usual case): the remote triplet is the target as it is.
+      state.chunksLeft = 1;
+      ep.postRdmaWrite(source.iov(0, length), request, remote, { immediate: encodeImmediate(fin, receiverRequest) });
+      return;
+    }
     let chunks = 0;
     for (let done = 0; done < length; done += this.#chunk) chunks++;
     state.chunksLeft = chunks;
@@ -775,13 +787,12 @@ export class RdmaDevice implements Device {
     const key = messageKey(request.context, request.tag);
     const advertised = link.advertisedPosted.get(key) ?? 0;
     if (ahead !== advertised) return;
-    const exposure = this.#advertWindows.acquire(receiveRegion(data, data.size, this.#cache!), data.size);
+    const exposure = this.#advertWindows.share(this.#cache!.lmrFor(data.bytes), inPlaceStart(data), data.size) ?? this.#advertWindows.acquire(receiveRegion(data, data.size, this.#cache!), data.size);
     const ordinal = link.arrived.counted(request.context, request.tag) + ahead + 1;
     request.deviceState = new AdvertisedRecv(link, key, exposure, link.arrived.epoch, ordinal);
     request.id = this.#recvTable.add(request);
     link.advertisedPosted.set(key, advertised + 1);
-    const t = exposure.triplet;
-    this.#notice(link, 'advertise').add(request, { epoch: link.arrived.epoch, ordinal, capacity: t.length, targetOffset: t.targetOffset, rmrContext: t.rmrContext });
+    this.#notice(link, 'advertise').add(request, link.arrived.epoch, ordinal, exposure.triplet);
     this.#counts.advertisedReceives++;
   }
 

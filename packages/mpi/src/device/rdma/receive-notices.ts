@@ -1,4 +1,5 @@
 import { HEADER_BYTES } from '../../adi/header.js';
+import type { RmrTriplet } from '@dapl/core';
 import type { RecvRequest } from '../../adi/requests.js';
 
 /** One receive in an ADVERTISE or REVOKE message: a fixed 40-byte entry after the header. */
@@ -34,16 +35,17 @@ export class NoticeBatch {
     return this.notices.length >= this.capacity;
   }
 
-  add(request: RecvRequest, ad?: Omit<ReceiveNotice, 'context' | 'tag' | 'receiverRequest'>): void {
+  /** A revoke names the receive; an advertisement adds the message it will match and its exposed buffer. */
+  add(request: RecvRequest, epoch = 0, ordinal = 0, exposed?: RmrTriplet): void {
     this.notices.push({
       context: request.context,
       tag: request.tag,
       receiverRequest: request.id,
-      epoch: ad?.epoch ?? 0,
-      ordinal: ad?.ordinal ?? 0,
-      capacity: ad?.capacity ?? 0,
-      targetOffset: ad?.targetOffset ?? 0,
-      rmrContext: ad?.rmrContext ?? 0n,
+      epoch,
+      ordinal,
+      capacity: exposed?.length ?? 0,
+      targetOffset: exposed?.targetOffset ?? 0,
+      rmrContext: exposed?.rmrContext ?? 0n,
     });
   }
 }

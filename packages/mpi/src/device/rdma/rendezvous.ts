@@ -87,8 +87,12 @@ class Segmented implements RegisteredRegion {
 /** Where the data of `span` can be addressed in place: one block of registered user memory. */
 function direct(span: BufferSpan, cache: RegistrationCache): Direct | undefined {
   if (!span.program.contiguous) return undefined;
-  const lmr = cache.lmrFor(span.bytes);
-  return new Direct(lmr, span.bytes.byteOffset + span.offset + span.program.minOffset);
+  return new Direct(cache.lmrFor(span.bytes), inPlaceStart(span));
+}
+
+/** Offset of a contiguous span's first byte in the LMR registered for its whole ArrayBuffer. */
+export function inPlaceStart(span: BufferSpan): number {
+  return span.bytes.byteOffset + span.offset + span.program.minOffset;
 }
 
 /** A non-contiguous span as at most `maxIov` in-place segments, or undefined. */

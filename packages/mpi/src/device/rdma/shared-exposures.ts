@@ -22,6 +22,17 @@ export class SharedExposures {
     private readonly access: number,
   ) {}
 
+  /**
+   * The shared exposure of `length` bytes from `start` in `lmr`, with one more user, if one is
+   * bound; undefined otherwise (then `acquire` binds one). Looks up before any region is built.
+   */
+  share(lmr: Lmr, start: number, length: number): Exposure | undefined {
+    const found = this.#byLmr.get(lmr)?.get(start);
+    if (found === undefined || found.exposure.triplet.length !== length) return undefined;
+    found.users++;
+    return found.exposure;
+  }
+
   /** An exposure of `length` bytes of `region` (a contiguous, in-place region). */
   acquire(region: RegisteredRegion, length: number): Exposure {
     let byStart = this.#byLmr.get(region.lmr);

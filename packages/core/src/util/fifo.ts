@@ -1,6 +1,7 @@
 /**
  * A growable ring buffer: O(1) push/shift without the O(n) `Array.prototype.shift`, and no
- * allocation per element once it has grown. Used for DTO queues, which the hot path touches.
+ * allocation per element once it has grown. Used for DTO queues and the MPI device's per-peer
+ * backlog, which the hot path touches.
  */
 export class Fifo<T> {
   private items: (T | undefined)[];
