@@ -130,8 +130,8 @@ export class MatchingEngine<R, M> {
   /**
    * A message with `handle`'s own context, source and tag arrived: if `handle` is the receive it
    * matches (the oldest posted receive accepting it), take it off its queue and return true. False
-   * changes nothing. The device's shortcut for data it already wrote into that receive; the same
-   * four bin heads as `arrive`, without an unexpected-queue entry for the case it does not cover.
+   * changes nothing. The device's shortcut for data it already wrote into that receive: the four
+   * bin heads `arrive` compares, checked against this one receive, with no message record built.
    */
   takeIfFirst(handle: PostedHandle): boolean {
     if (!(handle instanceof ListNode)) return false;
