@@ -18,16 +18,21 @@ async function fixture() {
     },
     MemAccess.REMOTE_WRITE,
   );
+  // What the device passes for a contiguous receive: its buffer's LMR and the offset of its first byte.
   const region = (bytes: Uint8Array) => receiveRegion(byteSpan(bytes), bytes.length, cache);
-  return { ia, shared, returned, region };
+  const acquire = (bytes: Uint8Array, length: number) => {
+    const r = region(bytes);
+    return shared.acquire(r.lmr, r.start, length);
+  };
+  return { ia, shared, returned, acquire };
 }
 
 describe('SharedExposures (advertised receives into the same bytes)', () => {
   it('binds one RMR for every receive into the same bytes and unbinds it after the last release', async () => {
-    const { ia, shared, returned, region } = await fixture();
+    const { ia, shared, returned, acquire } = await fixture();
     const buf = new Uint8Array(4096);
-    const a = shared.acquire(region(buf), buf.length);
-    const b = shared.acquire(region(buf), buf.length);
+    const a = acquire(buf, buf.length);
+    const b = acquire(buf, buf.length);
     expect(b.rmr).toBe(a.rmr);
     expect(b.triplet).toEqual(a.triplet);
     expect(shared.size).toBe(1);
@@ -39,38 +44,19 @@ describe('SharedExposures (advertised receives into the same bytes)', () => {
     expect(a.rmr.triplet).toBeUndefined();
     expect(shared.size).toBe(0);
     // A new receive into the same bytes binds afresh: a fresh context.
-    const c = shared.acquire(region(buf), buf.length);
+    const c = acquire(buf, buf.length);
     expect(c.triplet.rmrContext).not.toBe(a.triplet.rmrContext);
     shared.release(c);
     await ia.close();
   });
 
-  it('share finds a bound exposure by LMR, start and length, and counts its user', async () => {
-    const { ia, shared, returned, region } = await fixture();
-    const buf = new Uint8Array(4096);
-    const r = region(buf);
-    expect(shared.share(r.lmr, r.start, buf.length)).toBeUndefined();
-    const a = shared.acquire(r, buf.length);
-    expect(shared.share(r.lmr, r.start + 1, buf.length - 1)).toBeUndefined();
-    expect(shared.share(r.lmr, r.start, buf.length - 1)).toBeUndefined();
-    const b = shared.share(r.lmr, r.start, buf.length)!;
-    expect(b).toBe(a);
-    // Two users now: the first release keeps the binding, the second returns the RMR.
-    shared.release(a);
-    expect(returned).toEqual([]);
-    shared.release(b);
-    expect(returned).toEqual([a.rmr]);
-    expect(shared.size).toBe(0);
-    await ia.close();
-  });
-
   it('binds different bytes (other buffers, other slices, other lengths) separately', async () => {
-    const { ia, shared, returned, region } = await fixture();
+    const { ia, shared, returned, acquire } = await fixture();
     const whole = new Uint8Array(8192);
-    const first = shared.acquire(region(whole.subarray(0, 4096)), 4096);
-    const second = shared.acquire(region(whole.subarray(4096)), 4096);
-    const shorter = shared.acquire(region(whole.subarray(0, 2048)), 2048);
-    const other = shared.acquire(region(new Uint8Array(4096)), 4096);
+    const first = acquire(whole.subarray(0, 4096), 4096);
+    const second = acquire(whole.subarray(4096), 4096);
+    const shorter = acquire(whole.subarray(0, 2048), 2048);
+    const other = acquire(new Uint8Array(4096), 4096);
     const rmrs = new Set([first.rmr, second.rmr, shorter.rmr, other.rmr]);
     expect(rmrs.size).toBe(4);
     expect(second.triplet.targetOffset).toBe(first.triplet.targetOffset + 4096);

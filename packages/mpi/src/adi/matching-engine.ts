@@ -139,10 +139,7 @@ export class MatchingEngine<R, M> {
     const bin = node.lists[0];
     if (bin === null || bin.head !== node || node.source === ANY_SOURCE || node.tag === ANY_TAG) return false;
     const q = this.#contexts.get(node.context)!;
-    const seq = node.seq;
-    if ((q.postedAny.head?.seq ?? Infinity) < seq) return false;
-    if ((q.postedAnySource.get(node.tag)?.head?.seq ?? Infinity) < seq) return false;
-    if ((q.postedAnyTag.get(node.source)?.head?.seq ?? Infinity) < seq) return false;
+    if (this.#olderWildcard(q, node)) return false;
     this.#removePosted(node.context, q, node);
     return true;
   }
@@ -174,12 +171,7 @@ export class MatchingEngine<R, M> {
     const node = handle as ListNode<R>;
     const bin = node.lists[0];
     if (bin === null || bin.tail !== node || node.source === ANY_SOURCE || node.tag === ANY_TAG) return -1;
-    const q = this.#contexts.get(node.context)!;
-    const seq = node.seq;
-    if ((q.postedAny.head?.seq ?? Infinity) < seq) return -1;
-    if ((q.postedAnySource.get(node.tag)?.head?.seq ?? Infinity) < seq) return -1;
-    if ((q.postedAnyTag.get(node.source)?.head?.seq ?? Infinity) < seq) return -1;
-    return bin.size - 1;
+    return this.#olderWildcard(this.#contexts.get(node.context)!, node) ? -1 : bin.size - 1;
   }
 
   /** Remove every posted receive `which` selects, oldest first (a peer was lost: not a hot path). */
@@ -217,6 +209,12 @@ export class MatchingEngine<R, M> {
     this.#unexpected -= messages.length;
     this.#contexts.delete(context);
     return { receives, messages };
+  }
+
+  /** Whether a wildcard receive posted before `node` (a (source, tag) receive) would take its messages first: the wildcard bins' heads are their oldest. */
+  #olderWildcard(q: ContextQueues<R, M>, node: ListNode<R>): boolean {
+    const seq = node.seq;
+    return (q.postedAny.head?.seq ?? Infinity) < seq || (q.postedAnySource.get(node.tag)?.head?.seq ?? Infinity) < seq || (q.postedAnyTag.get(node.source)?.head?.seq ?? Infinity) < seq;
   }
 
   /** An emptied context's queues go; their (empty) maps are kept for the next context to need some. */

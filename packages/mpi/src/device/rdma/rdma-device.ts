@@ -636,19 +636,14 @@ export class RdmaDevice implements Device {
     }
     const source = gatherRegion(request.data, length, this.#cache!, this.#maxIov, this.#clock);
     state.region = source;
-    if (length <= this.#chunk && remote.length === length) {
-      // One write covers it (the usual case): the remote triplet is the target as it is.
-      state.chunksLeft = 1;
-      ep.postRdmaWrite(source.iov(0, length), request, remote, { immediate: encodeImmediate(fin, receiverRequest) });
-      return;
-    }
     let chunks = 0;
     for (let done = 0; done < length; done += this.#chunk) chunks++;
     state.chunksLeft = chunks;
     for (let done = 0; done < length; done += this.#chunk) {
       const n = Math.min(this.#chunk, length - done);
       const last = done + n >= length;
-      const target = { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
+      // One write covering the whole window (the usual case) targets the remote triplet as it is.
+      const target = n === remote.length ? remote : { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
       ep.postRdmaWrite(source.iov(done, n), request, target, last ? { immediate: encodeImmediate(fin, receiverRequest) } : {});
     }
   }
@@ -787,7 +782,7 @@ export class RdmaDevice implements Device {
     const key = messageKey(request.context, request.tag);
     const advertised = link.advertisedPosted.get(key) ?? 0;
     if (ahead !== advertised) return;
-    const exposure = this.#advertWindows.share(this.#cache!.lmrFor(data.bytes), inPlaceStart(data), data.size) ?? this.#advertWindows.acquire(receiveRegion(data, data.size, this.#cache!), data.size);
+    const exposure = this.#advertWindows.acquire(this.#cache!.lmrFor(data.bytes), inPlaceStart(data), data.size);
     const ordinal = link.arrived.counted(request.context, request.tag) + ahead + 1;
     request.deviceState = new AdvertisedRecv(link, key, exposure, link.arrived.epoch, ordinal);
     request.id = this.#recvTable.add(request);

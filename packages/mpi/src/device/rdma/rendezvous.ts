@@ -90,6 +90,11 @@ function direct(span: BufferSpan, cache: RegistrationCache): Direct | undefined 
   return new Direct(cache.lmrFor(span.bytes), inPlaceStart(span));
 }
 
+/** Registered memory addressed in place from `start` in `lmr` (no copy to unpack, nothing to free). */
+export function inPlaceRegion(lmr: Lmr, start: number): RegisteredRegion {
+  return new Direct(lmr, start);
+}
+
 /** Offset of a contiguous span's first byte in the LMR registered for its whole ArrayBuffer. */
 export function inPlaceStart(span: BufferSpan): number {
   return span.bytes.byteOffset + span.offset + span.program.minOffset;

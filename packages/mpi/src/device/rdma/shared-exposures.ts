@@ -1,5 +1,5 @@
 import type { Lmr, Rmr } from '@dapl/core';
-import { expose, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { expose, inPlaceRegion, type Exposure } from './rendezvous.js';
 
 interface Shared {
   readonly exposure: Exposure;
@@ -23,30 +23,22 @@ export class SharedExposures {
   ) {}
 
   /**
-   * The shared exposure of `length` bytes from `start` in `lmr`, with one more user, if one is
-   * bound; undefined otherwise (then `acquire` binds one). Looks up before any region is built.
+   * An exposure of `length` bytes from `start` in `lmr` (in-place memory of a contiguous receive):
+   * the shared one if bound, else a new binding. The region object is built only for a new one.
    */
-  share(lmr: Lmr, start: number, length: number): Exposure | undefined {
-    const found = this.#byLmr.get(lmr)?.get(start);
-    if (found === undefined || found.exposure.triplet.length !== length) return undefined;
-    found.users++;
-    return found.exposure;
-  }
-
-  /** An exposure of `length` bytes of `region` (a contiguous, in-place region). */
-  acquire(region: RegisteredRegion, length: number): Exposure {
-    let byStart = this.#byLmr.get(region.lmr);
-    const found = byStart?.get(region.start);
+  acquire(lmr: Lmr, start: number, length: number): Exposure {
+    let byStart = this.#byLmr.get(lmr);
+    const found = byStart?.get(start);
     if (found !== undefined && found.exposure.triplet.length === length) {
       found.users++;
       return found.exposure;
     }
-    const exposure = expose(region, length, this.takeRmr(), this.access);
+    const exposure = expose(inPlaceRegion(lmr, start), length, this.takeRmr(), this.access);
     // A different length at the same start is bound on its own (not shared, not filed).
     if (found !== undefined) return exposure;
     const shared: Shared = { exposure, users: 1 };
-    if (byStart === undefined) this.#byLmr.set(region.lmr, (byStart = new Map()));
-    byStart.set(region.start, shared);
+    if (byStart === undefined) this.#byLmr.set(lmr, (byStart = new Map()));
+    byStart.set(start, shared);
     return exposure;
   }
 
