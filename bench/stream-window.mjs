@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Mpi, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
 import { runAsJob } from './lib/job.mjs';
-import { median } from './lib/median.mjs';
+import { median, quantile } from './lib/median.mjs';
 
 const HELP = `usage: node bench/stream-window.mjs [options]
 
@@ -105,8 +105,8 @@ async function benchmark() {
 
   if (rank === 0) {
     process.stdout.write(`# stream-window (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}): window ${window}, ${blocks} block pairs of ${windowsPerBlock} windows after ${warmupSeconds} s of warm-up pairs\n`);
-    process.stdout.write(`# per window: wall us (median over blocks), CPU us of each rank, us in the MPI posting loops (isends on rank 0, irecvs on rank 1); ratio = MPI / DAT bandwidth (DAT time / MPI time), median over pairs\n`);
-    process.stdout.write(`# Size         MPI us     DAT us   ratio   MPI cpu0   DAT cpu0   MPI cpu1   DAT cpu1   isends0   irecvs1\n`);
+    process.stdout.write(`# per window: wall us (median over blocks), CPU us of each rank, us in the MPI posting loops (isends on rank 0, irecvs on rank 1); ratio = MPI / DAT bandwidth (DAT time / MPI time), median over pairs, and the middle half of the pairs' ratios (quartiles)\n`);
+    process.stdout.write(`# Size         MPI us     DAT us   ratio   quartiles   MPI cpu0   DAT cpu0   MPI cpu1   DAT cpu1   isends0   irecvs1\n`);
   }
   for (const n of sizes) {
     const buf = new Uint8Array(n);
@@ -159,9 +159,11 @@ async function benchmark() {
     }
     const col = (table, k) => median(table.map((r) => r[k]));
     // Bandwidth ratio MPI / DAT is DAT time / MPI time.
-    const ratio = median(rows.map((r) => r[2] / r[0]));
-    const cells = [col(rows, 0), col(rows, 2), ratio, col(rows, 1), col(rows, 3), col(other, 1), col(other, 3), col(rows, 4), col(other, 4)];
-    process.stdout.write(`${String(n).padEnd(10)}${cells.map((v, i) => v.toFixed(i === 2 ? 2 : 1).padStart(i === 2 ? 8 : 11)).join('')}\n`);
+    const ratios = rows.map((r) => r[2] / r[0]);
+    const spread = `${quantile(ratios, 0.25).toFixed(2)}-${quantile(ratios, 0.75).toFixed(2)}`;
+    const fixed = (v, width, digits) => v.toFixed(digits).padStart(width);
+    const times = [col(rows, 1), col(rows, 3), col(other, 1), col(other, 3), col(rows, 4), col(other, 4)];
+    process.stdout.write(`${String(n).padEnd(10)}${fixed(col(rows, 0), 11, 1)}${fixed(col(rows, 2), 11, 1)}${fixed(median(ratios), 8, 2)}${spread.padStart(12)}${times.map((v) => fixed(v, 11, 1)).join('')}\n`);
   }
   await together();
   await dat.close();

@@ -15,9 +15,12 @@ describe('bench/stream-window.mjs', () => {
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/^# stream-window \(dapl\.ts @dapl\/mpi, device rdma, provider ib\): window 64, 3 block pairs of 2 windows/m);
     for (const size of [65536, 1024]) {
-      const row = new RegExp(`^${size}${NUMBER.repeat(9)}$`, 'm').exec(ran.stdout);
+      const row = new RegExp(`^${size}${NUMBER.repeat(3)}\\s+(\\d+\\.\\d+)-(\\d+\\.\\d+)${NUMBER.repeat(6)}$`, 'm').exec(ran.stdout);
       expect(row, ran.stdout).not.toBeNull();
-      const [mpiUs, datUs, ratio] = row!.slice(1, 4).map(Number);
+      const [mpiUs, datUs, ratio, q1, q3] = row!.slice(1, 6).map(Number);
+      // The quartiles of the pairs' ratios bracket their median.
+      expect(q1).toBeLessThanOrEqual(ratio);
+      expect(q3).toBeGreaterThanOrEqual(ratio);
       expect(mpiUs).toBeGreaterThan(0);
       expect(datUs).toBeGreaterThan(0);
       // The ratio is DAT time over MPI time (bandwidth MPI / DAT), up to the printed rounding.

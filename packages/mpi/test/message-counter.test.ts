@@ -2,21 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { AdvertisedReceives, type Advertisement } from '../src/device/rdma/advertised-receives.js';
 import { ClaimableSends } from '../src/device/rdma/claimable-sends.js';
 import { MessageCounter } from '../src/device/rdma/message-counter.js';
+import { NOTICE_BYTES, NoticeBatch, emptyNotice, readNotice, writeNotices } from '../src/device/rdma/receive-notices.js';
+import { HEADER_BYTES } from '../src/adi/header.js';
+import { RecvRequest } from '../src/adi/requests.js';
+import { byteSpan } from '../src/adi/transfer.js';
 
 function ad(epoch: number, ordinal: number, receiverRequest = ordinal): Advertisement {
-  return { receiverRequest, epoch, ordinal, rmrContext: 1n, targetOffset: 0, capacity: 1024 };
+  return { receiverRequest, epoch, ordinal, rmrContext: 1n, targetOffset: 0, length: 1024 };
 }
 
 describe('MessageCounter', () => {
   it('counts per (context, tag) and predicts the next ordinal without counting', () => {
     const c = new MessageCounter();
-    expect(c.next(0, 5)).toEqual({ epoch: 0, ordinal: 1 });
+    expect(c.nextOrdinal(0, 5)).toBe(1);
+    expect(c.nextEpoch(1)).toBe(0);
     expect(c.count(0, 5)).toBe(1);
     expect(c.count(0, 5)).toBe(2);
     expect(c.count(2, 5)).toBe(1);
     expect(c.count(0, 6)).toBe(1);
     expect(c.counted(0, 5)).toBe(2);
-    expect(c.next(0, 5)).toEqual({ epoch: 0, ordinal: 3 });
+    expect(c.nextOrdinal(0, 5)).toBe(3);
+    expect(c.nextEpoch(3)).toBe(0);
     expect(c.counted(4, 4)).toBe(0);
   });
 
@@ -27,9 +33,10 @@ describe('MessageCounter', () => {
     for (let i = 0; i < 2000; i++) {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
       const tag = seed % 11;
-      const predicted = sender.next(0, tag);
+      const predicted = sender.nextOrdinal(0, tag);
+      const predictedEpoch = sender.nextEpoch(predicted);
       const ordinal = sender.count(0, tag);
-      expect({ epoch: sender.epoch, ordinal }).toEqual(predicted);
+      expect({ epoch: sender.epoch, ordinal }).toEqual({ epoch: predictedEpoch, ordinal: predicted });
       expect(receiver.count(0, tag)).toBe(ordinal);
       expect(receiver.epoch).toBe(sender.epoch);
     }
@@ -80,5 +87,26 @@ describe('ClaimableSends', () => {
     expect(c.take(0, 5, 0, 2)).toBe('e0 #2');
     c.clear();
     expect(c.take(2, 5, 0, 1)).toBeUndefined();
+  });
+});
+
+describe('NoticeBatch', () => {
+  it('writes its entries in order and reads back what each receive said', () => {
+    const batch = new NoticeBatch('advertise', 4);
+    const receive = (context: number, tag: number, id: number) => Object.assign(new RecvRequest(context, 1, tag, byteSpan(new Uint8Array(8))), { id });
+    batch.add(receive(0, 7, 11), 2, 5, { rmrContext: 0xfeedn, targetOffset: 64, length: 65536 });
+    batch.add(receive(4, 2 ** 31 - 1, 12), 3, 1, { rmrContext: 2n ** 64n - 1n, targetOffset: 0, length: 1 });
+    batch.add(receive(2, 9, 13));
+    expect(batch.size).toBe(3);
+    expect(batch.full).toBe(false);
+    const view = new DataView(new ArrayBuffer(HEADER_BYTES + 4 * NOTICE_BYTES));
+    expect(writeNotices(view, batch)).toBe(3 * NOTICE_BYTES);
+    const read = (i: number) => ({ ...readNotice(view, i, emptyNotice()) });
+    expect(read(0)).toEqual({ context: 0, tag: 7, receiverRequest: 11, epoch: 2, ordinal: 5, capacity: 65536, targetOffset: 64, rmrContext: 0xfeedn });
+    expect(read(1)).toEqual({ context: 4, tag: 2 ** 31 - 1, receiverRequest: 12, epoch: 3, ordinal: 1, capacity: 1, targetOffset: 0, rmrContext: 2n ** 64n - 1n });
+    // A revoke names the receive only.
+    expect(read(2)).toEqual({ context: 2, tag: 9, receiverRequest: 13, epoch: 0, ordinal: 0, capacity: 0, targetOffset: 0, rmrContext: 0n });
+    batch.add(receive(0, 1, 14));
+    expect(batch.full).toBe(true);
   });
 });

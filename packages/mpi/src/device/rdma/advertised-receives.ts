@@ -1,16 +1,18 @@
+import type { RmrTriplet } from '@dapl/core';
 import { messageKey } from './message-counter.js';
 
-/** A receive the peer posted and told us about: the message with this ordinal may be written straight into it. */
-export interface Advertisement {
+/**
+ * A receive the peer posted and told us about: the message with this ordinal may be written
+ * straight into it. It is the receive's buffer as an RMR triplet too (`length` is its capacity),
+ * so the write targets it as it is.
+ */
+export interface Advertisement extends RmrTriplet {
   /** The receiver's request id (rings in the immediate of the write). */
   readonly receiverRequest: number;
   /** Epoch and ordinal (1-based, per context and tag) of the message the receive will match. */
   readonly epoch: number;
   readonly ordinal: number;
-  /** The receive's buffer, exposed for RDMA write. */
-  readonly rmrContext: bigint;
-  readonly targetOffset: number;
-  readonly capacity: number;
+  /** The receive's buffer, exposed for RDMA write: `rmrContext`, `targetOffset`, and its capacity as `length`. */
 }
 
 /** One (context, tag)'s advertisements, oldest first (ordinals increase). */

@@ -25,11 +25,17 @@ export class MessageCounter {
     return this.#counts.get(messageKey(context, tag)) ?? 0;
   }
 
-  /** The epoch and ordinal (1-based) the next (context, tag) message will get, without counting it. */
-  next(context: number, tag: number): { epoch: number; ordinal: number } {
-    const n = this.#counts.get(messageKey(context, tag));
-    if (n !== undefined) return { epoch: this.epoch, ordinal: n + 1 };
-    return { epoch: this.#counts.size >= this.#limit ? this.epoch + 1 : this.epoch, ordinal: 1 };
+  /** The ordinal (1-based) the next (context, tag) message will get, without counting it. */
+  nextOrdinal(context: number, tag: number): number {
+    return (this.#counts.get(messageKey(context, tag)) ?? 0) + 1;
+  }
+
+  /**
+   * The epoch of the next message, given its `nextOrdinal`: ordinal 1 means a new key, which
+   * starts a new epoch when the map is full. (Two numbers, not an object: a send asks per message.)
+   */
+  nextEpoch(nextOrdinal: number): number {
+    return nextOrdinal === 1 && this.#counts.size >= this.#limit ? this.epoch + 1 : this.epoch;
   }
 
   /** Count one (context, tag) message; returns its ordinal in the (possibly new) epoch. */

@@ -14,7 +14,7 @@ import { messageKey } from './message-counter.js';
 import { PeerLink, type Outgoing } from './peer-link.js';
 import type { Advertisement } from './advertised-receives.js';
 import { NoticeBatch, emptyNotice, noticesPerMessage, readNotice, writeNotices } from './receive-notices.js';
-import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, inPlaceStart, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, inPlaceRegion, inPlaceStart, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
 import { SharedExposures } from './shared-exposures.js';
 import { makeSlots, type Slot } from './slot.js';
 
@@ -134,6 +134,9 @@ export class RdmaDevice implements Device {
   #chunk = MAX_CHUNK;
   #maxIov = 1;
   #inFlight = 0;
+  #lastWriteSource: RegisteredRegion | undefined;
+  /** Options of a rendezvous write, filled per post (the endpoint reads them during the call). */
+  readonly #writeOptions: { immediate: number | undefined } = { immediate: undefined };
   #drained: (() => void)[] = [];
   #closed = false;
   readonly #counts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, unexpectedBytes: 0, peakUnexpectedBytes: 0, heldMessages: 0, peakHeldMessages: 0, creditStalls: 0, creditImmediates: 0 };
@@ -267,7 +270,7 @@ export class RdmaDevice implements Device {
       h.source = 0;
       h.tag = 0;
       h.senderRequest = 0;
-      h.size = item.notices.length;
+      h.size = item.size;
       length += writeNotices(slot.view, item);
     } else if (item instanceof SendRequest) {
       const ordinal = this.#advertise ? link.sent.count(item.context, item.tag) : 0;
@@ -335,10 +338,11 @@ export class RdmaDevice implements Device {
    */
   #writeAdvertised(link: PeerLink, request: SendRequest): boolean {
     if (!this.#writable(request.data.size)) return false;
-    const { epoch, ordinal } = link.sent.next(request.context, request.tag);
-    const ad = link.advertisements.take(request.context, request.tag, epoch, ordinal);
-    if (ad === undefined || request.data.size > ad.capacity) return false;
-    link.sent.count(request.context, request.tag);
+    const sent = link.sent;
+    const ordinal = sent.nextOrdinal(request.context, request.tag);
+    const ad = link.advertisements.take(request.context, request.tag, sent.nextEpoch(ordinal), ordinal);
+    if (ad === undefined || request.data.size > ad.length) return false;
+    sent.count(request.context, request.tag);
     request.deviceState = { region: undefined, exposure: undefined, chunksLeft: 0 } satisfies RendezvousSend;
     this.#writeAdvertisement(request, link, ad);
     return true;
@@ -347,7 +351,7 @@ export class RdmaDevice implements Device {
   /** Write `request`'s message into the advertised receive, its FIN in the write's immediate. */
   #writeAdvertisement(request: SendRequest, link: PeerLink, ad: Advertisement): void {
     this.#counts.receiverInitiatedSends++;
-    this.#writeRendezvous(request, link, { rmrContext: ad.rmrContext, targetOffset: ad.targetOffset, length: request.data.size }, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
+    this.#writeRendezvous(request, link, ad, ad.receiverRequest, ImmediateKind.FIN_ADVERTISED);
   }
 
   /**
@@ -367,7 +371,7 @@ export class RdmaDevice implements Device {
     const request = link.claimable.take(context, tag, ad.epoch, ad.ordinal);
     if (request === undefined) return;
     (request.deviceState as RendezvousSend).claimOrdinal = undefined;
-    if (request.data.size > ad.capacity) return;
+    if (request.data.size > ad.length) return;
     this.#sendTable.take(request.id);
     this.#releaseSend(request);
     this.#counts.lateAdvertisements++;
@@ -443,7 +447,7 @@ export class RdmaDevice implements Device {
         // advertisement names: ignore them (our RTSs are not claimable; the peer reads as usual).
         for (let i = 0; this.#advertise && i < h.size; i++) {
           const n = readNotice(slot.view, i, this.#inNotice);
-          const ad = { receiverRequest: n.receiverRequest, epoch: n.epoch, ordinal: n.ordinal, rmrContext: n.rmrContext, targetOffset: n.targetOffset, capacity: n.capacity };
+          const ad: Advertisement = { rmrContext: n.rmrContext, targetOffset: n.targetOffset, length: n.capacity, receiverRequest: n.receiverRequest, epoch: n.epoch, ordinal: n.ordinal };
           const sent = link.sent;
           if (ad.epoch === sent.epoch && ad.ordinal > sent.counted(n.context, n.tag)) link.advertisements.add(n.context, n.tag, ad);
           else this.#claimLate(link, n.context, n.tag, ad);
@@ -634,7 +638,7 @@ export class RdmaDevice implements Device {
       ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(fin, receiverRequest) });
       return;
     }
-    const source = gatherRegion(request.data, length, this.#cache!, this.#maxIov, this.#clock);
+    const source = this.#writeSource(request.data, length);
     state.region = source;
     let chunks = 0;
     for (let done = 0; done < length; done += this.#chunk) chunks++;
@@ -642,10 +646,26 @@ export class RdmaDevice implements Device {
     for (let done = 0; done < length; done += this.#chunk) {
       const n = Math.min(this.#chunk, length - done);
       const last = done + n >= length;
-      // One write covering the whole window (the usual case) targets the remote triplet as it is.
-      const target = n === remote.length ? remote : { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
-      ep.postRdmaWrite(source.iov(done, n), request, target, last ? { immediate: encodeImmediate(fin, receiverRequest) } : {});
+      // The first write targets the remote triplet as it is (its length may exceed the write's).
+      const target = done === 0 ? remote : { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
+      const options = this.#writeOptions;
+      options.immediate = last ? encodeImmediate(fin, receiverRequest) : undefined;
+      ep.postRdmaWrite(source.iov(done, n), request, target, options);
     }
+  }
+
+  /**
+   * Where a rendezvous write takes its data from. A contiguous buffer is written in place, and the
+   * region of the last one is reused while the same buffer is sent again (a window of isends
+   * usually sends one buffer), so the write allocates neither a region nor an iov.
+   */
+  #writeSource(span: BufferSpan, length: number): RegisteredRegion {
+    if (!span.program.contiguous) return gatherRegion(span, length, this.#cache!, this.#maxIov, this.#clock);
+    const lmr = this.#cache!.lmrFor(span.bytes);
+    const start = inPlaceStart(span);
+    const last = this.#lastWriteSource;
+    if (last !== undefined && last.lmr === lmr && last.start === start) return last;
+    return (this.#lastWriteSource = inPlaceRegion(lmr, start));
   }
 
   /** The receiver answered this RTS (FIN or CTS): no advertisement can claim it any more. */

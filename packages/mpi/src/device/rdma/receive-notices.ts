@@ -31,6 +31,10 @@ export class NoticeBatch {
     readonly capacity: number,
   ) {}
 
+  get size(): number {
+    return this.notices.length;
+  }
+
   get full(): boolean {
     return this.notices.length >= this.capacity;
   }

@@ -20,12 +20,21 @@ export interface RegisteredRegion {
 }
 
 class Direct implements RegisteredRegion {
+  // The last iov handed out, handed out again for the same range (iovs are never modified).
+  #done = -1;
+  #length = -1;
+  #iov: readonly LmrTriplet[] = [];
   constructor(
     readonly lmr: Lmr,
     readonly start: number,
   ) {}
   iov(done: number, length: number): readonly LmrTriplet[] {
-    return [{ lmr: this.lmr, offset: this.start + done, length }];
+    if (done !== this.#done || length !== this.#length) {
+      this.#iov = [{ lmr: this.lmr, offset: this.start + done, length }];
+      this.#done = done;
+      this.#length = length;
+    }
+    return this.#iov;
   }
   finish(): number {
     return 0;
