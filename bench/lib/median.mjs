@@ -1,7 +1,6 @@
 /** The median of `values` (the upper middle for an even count), as the MPI benchmarks report it. */
 export function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  return quantile(values, 0.5);
 }
 
 /** The value at fraction `q` (0..1) of the sorted `values` (nearest rank), for quartiles of a spread. */

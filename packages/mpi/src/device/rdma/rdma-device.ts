@@ -14,7 +14,7 @@ import { messageKey } from './message-counter.js';
 import { PeerLink, type Outgoing } from './peer-link.js';
 import type { Advertisement } from './advertised-receives.js';
 import { NoticeBatch, emptyNotice, noticesPerMessage, readNotice, writeNotices } from './receive-notices.js';
-import { READ_ACCESS, WRITE_ACCESS, expose, gatherRegion, inPlaceRegion, inPlaceStart, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
+import { READ_ACCESS, WRITE_ACCESS, WriteSources, expose, inPlaceStart, receiveRegion, scatterRegion, sendRegion, type Exposure, type RegisteredRegion } from './rendezvous.js';
 import { SharedExposures } from './shared-exposures.js';
 import { makeSlots, type Slot } from './slot.js';
 
@@ -134,7 +134,7 @@ export class RdmaDevice implements Device {
   #chunk = MAX_CHUNK;
   #maxIov = 1;
   #inFlight = 0;
-  #lastWriteSource: RegisteredRegion | undefined;
+  #writeSources: WriteSources | undefined;
   /** Options of a rendezvous write, filled per post (the endpoint reads them during the call). */
   readonly #writeOptions: { immediate: number | undefined } = { immediate: undefined };
   #drained: (() => void)[] = [];
@@ -177,6 +177,7 @@ export class RdmaDevice implements Device {
     this.#advertise = p.receiverInitiated && this.#noticesPerMessage > 0 && attrs.capabilities.includes('rdma-write-immediate');
     this.#maxIov = attrs.limits.maxIov;
     this.#cache = new RegistrationCache(connections.pz, p.registrationCache);
+    this.#writeSources = new WriteSources(this.#cache, this.#maxIov, this.#clock);
     this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
     // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
@@ -445,10 +446,10 @@ export class RdmaDevice implements Device {
       case MessageKind.ADVERTISE: {
         // Without receiver-initiated rendezvous we count nothing, so cannot tell which message an
         // advertisement names: ignore them (our RTSs are not claimable; the peer reads as usual).
+        const sent = link.sent;
         for (let i = 0; this.#advertise && i < h.size; i++) {
           const n = readNotice(slot.view, i, this.#inNotice);
           const ad: Advertisement = { rmrContext: n.rmrContext, targetOffset: n.targetOffset, length: n.capacity, receiverRequest: n.receiverRequest, epoch: n.epoch, ordinal: n.ordinal };
-          const sent = link.sent;
           if (ad.epoch === sent.epoch && ad.ordinal > sent.counted(n.context, n.tag)) link.advertisements.add(n.context, n.tag, ad);
           else this.#claimLate(link, n.context, n.tag, ad);
         }
@@ -638,7 +639,7 @@ export class RdmaDevice implements Device {
       ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(fin, receiverRequest) });
       return;
     }
-    const source = this.#writeSource(request.data, length);
+    const source = this.#writeSources!.of(request.data, length);
     state.region = source;
     let chunks = 0;
     for (let done = 0; done < length; done += this.#chunk) chunks++;
@@ -652,20 +653,6 @@ export class RdmaDevice implements Device {
       options.immediate = last ? encodeImmediate(fin, receiverRequest) : undefined;
       ep.postRdmaWrite(source.iov(done, n), request, target, options);
     }
-  }
-
-  /**
-   * Where a rendezvous write takes its data from. A contiguous buffer is written in place, and the
-   * region of the last one is reused while the same buffer is sent again (a window of isends
-   * usually sends one buffer), so the write allocates neither a region nor an iov.
-   */
-  #writeSource(span: BufferSpan, length: number): RegisteredRegion {
-    if (!span.program.contiguous) return gatherRegion(span, length, this.#cache!, this.#maxIov, this.#clock);
-    const lmr = this.#cache!.lmrFor(span.bytes);
-    const start = inPlaceStart(span);
-    const last = this.#lastWriteSource;
-    if (last !== undefined && last.lmr === lmr && last.start === start) return last;
-    return (this.#lastWriteSource = inPlaceRegion(lmr, start));
   }
 
   /** The receiver answered this RTS (FIN or CTS): no advertisement can claim it any more. */

@@ -93,10 +93,15 @@ class Segmented implements RegisteredRegion {
   release(): void {}
 }
 
-/** Where the data of `span` can be addressed in place: one block of registered user memory. */
-function direct(span: BufferSpan, cache: RegistrationCache): Direct | undefined {
+/**
+ * Where the data of `span` can be addressed in place: one block of registered user memory —
+ * `last` again when it addresses the same block.
+ */
+function direct(span: BufferSpan, cache: RegistrationCache, last?: Direct): Direct | undefined {
   if (!span.program.contiguous) return undefined;
-  return new Direct(cache.lmrFor(span.bytes), inPlaceStart(span));
+  const lmr = cache.lmrFor(span.bytes);
+  const start = inPlaceStart(span);
+  return last !== undefined && last.lmr === lmr && last.start === start ? last : new Direct(lmr, start);
 }
 
 /** Registered memory addressed in place from `start` in `lmr` (no copy to unpack, nothing to free). */
@@ -118,10 +123,23 @@ function segmented(span: BufferSpan, cache: RegistrationCache, maxIov: number): 
 
 /**
  * The sender's data as the source of RDMA writes: in place, gathered by an iov of at most `maxIov`
- * segments, or packed (the copy charged to `clock`).
+ * segments, or packed (the copy charged to `clock`). The last in-place region is handed out again
+ * while the same buffer is sent (a window of isends usually sends one buffer), so such a write
+ * allocates neither a region nor an iov.
  */
-export function gatherRegion(span: BufferSpan, length: number, cache: RegistrationCache, maxIov: number, clock: Clock): RegisteredRegion {
-  return direct(span, cache) ?? segmented(span, cache, maxIov) ?? sendRegion(span, length, cache, clock);
+export class WriteSources {
+  #last: Direct | undefined;
+  constructor(
+    private readonly cache: RegistrationCache,
+    private readonly maxIov: number,
+    private readonly clock: Clock,
+  ) {}
+
+  of(span: BufferSpan, length: number): RegisteredRegion {
+    const inPlace = direct(span, this.cache, this.#last);
+    if (inPlace !== undefined) return (this.#last = inPlace);
+    return segmented(span, this.cache, this.maxIov) ?? sendRegion(span, length, this.cache, this.clock);
+  }
 }
 
 /** The receiver's data as the target of RDMA reads: in place, scattered by an iov, or a packed copy. */
