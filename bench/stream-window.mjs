@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // osu_bw's window, measured finely enough to judge a change of tens of microseconds per window:
 // rank 0 isends `window` messages of one size, rank 1 irecvs them, then a 4-byte ack (OSU's loop
-// body), in blocks of `--windows` windows after `--warmup` seconds of the same. MPI blocks and DAT
+// body), in blocks of `--windows` timed windows, each block opened by `--skip` untimed ones (its first
+// window starts from the sync between blocks, not from an ack), after `--warmup` seconds of the same. MPI blocks and DAT
 // blocks (the same exchange with DAT send/recv on the same IA, as bench/osu.mjs does it) alternate
 // in one job, so both see the same machine at the same moment. Per block and window: wall time,
 // each rank's CPU time (process.cpuUsage, user + system) and the time in the MPI posting loops.
 // Reported: medians over blocks and the median of the per-pair bandwidth ratios MPI / DAT.
 //
-//   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 40] [--windows 30]
+//   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 40] [--windows 30] [--skip 1]
 //
 // It launches itself with `dapl run -n 2`.
 import { parseArgs } from 'node:util';
 import { Mpi, Request } from '@dapl/mpi';
-import { DatPair } from './lib/dat-pair.mjs';
+import { DatPair, skipping } from './lib/dat-pair.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median, quantile } from './lib/median.mjs';
 
@@ -28,7 +29,10 @@ over blocks) and the median per-pair bandwidth ratio MPI / DAT.
   --sizes LIST       comma-separated message sizes in bytes (default 65536)
   --window N         messages per window (default 64)
   --blocks N         measured MPI / DAT block pairs per size (default 40)
-  --windows N        windows per block (default 30)
+  --windows N        timed windows per block (default 30)
+  --skip N           untimed windows that open each block (default 1: a block's first window
+                     starts from the sync between blocks, not from the previous window's ack,
+                     so MPI's receives are not yet advertised when its sends start)
   --warmup S         seconds of unmeasured block pairs first, per size (default 3: V8 is still
                      optimising and deoptimising the message path for the first seconds)
   --blocks-out       also print every block's figures
@@ -40,6 +44,7 @@ const options = {
   window: { type: 'string', default: '64' },
   blocks: { type: 'string', default: '40' },
   windows: { type: 'string', default: '30' },
+  skip: { type: 'string', default: '1' },
   warmup: { type: 'string', default: '3' },
   'blocks-out': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
@@ -69,6 +74,7 @@ function count(name, min = 1) {
 const window = count('window');
 const blocks = count('blocks');
 const windowsPerBlock = count('windows');
+const skip = count('skip', 0);
 const warmupSeconds = Number(values.warmup);
 if (!(warmupSeconds >= 0)) {
   process.stderr.write(`stream-window: --warmup must be a number of seconds >= 0, got '${values.warmup}'\n`);
@@ -92,19 +98,17 @@ async function benchmark() {
   const together = () => world.sendrecv(none, peer, 9, none, peer, 9);
   const ack = new Uint8Array(4);
 
-  /** One block: wall and CPU microseconds per window. */
+  /** One block: wall microseconds per timed window, CPU microseconds per window (all of the block's). */
   const block = async (body) => {
     await together();
     const cpu = process.cpuUsage();
-    const start = mpi.wtime();
-    await body();
-    const wall = mpi.wtime() - start;
+    const wall = await body();
     const used = process.cpuUsage(cpu);
-    return [(wall * 1e6) / windowsPerBlock, (used.user + used.system) / windowsPerBlock];
+    return [(wall * 1e6) / windowsPerBlock, (used.user + used.system) / (skip + windowsPerBlock)];
   };
 
   if (rank === 0) {
-    process.stdout.write(`# stream-window (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}): window ${window}, ${blocks} block pairs of ${windowsPerBlock} windows after ${warmupSeconds} s of warm-up pairs\n`);
+    process.stdout.write(`# stream-window (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}): window ${window}, ${blocks} block pairs of ${windowsPerBlock} windows (each block after ${skip} untimed) after ${warmupSeconds} s of warm-up pairs\n`);
     process.stdout.write(`# per window: wall us (median over blocks), CPU us of each rank, us in the MPI posting loops (isends on rank 0, irecvs on rank 1); ratio = MPI / DAT bandwidth (DAT time / MPI time), median over pairs, and the middle half of the pairs' ratios (quartiles)\n`);
     process.stdout.write(`# Size         MPI us     DAT us   ratio   quartiles   MPI cpu0   DAT cpu0   MPI cpu1   DAT cpu1   isends0   irecvs1\n`);
   }
@@ -112,24 +116,23 @@ async function benchmark() {
     const buf = new Uint8Array(n);
     // Seconds spent in the posting loops (isends on rank 0, irecvs on rank 1) of the MPI blocks.
     let posting = 0;
-    const mpiBody = async () => {
-      for (let i = 0; i < windowsPerBlock; i++) {
+    const mpiBody = () =>
+      skipping(() => mpi.wtime(), skip, windowsPerBlock, async (timed) => {
         const reqs = [];
         const start = performance.now();
         if (rank === 0) {
           for (let w = 0; w < window; w++) reqs.push(world.isend(buf, peer, 2));
-          posting += performance.now() - start;
+          if (timed) posting += performance.now() - start;
           await Request.waitAll(reqs);
           await world.recv(ack, peer, 3);
         } else {
           for (let w = 0; w < window; w++) reqs.push(world.irecv(buf, peer, 2));
-          posting += performance.now() - start;
+          if (timed) posting += performance.now() - start;
           await Request.waitAll(reqs);
           await world.send(ack, peer, 3);
         }
-      }
-    };
-    const datBody = () => dat.stream(n, windowsPerBlock, window, 0);
+      });
+    const datBody = () => dat.stream(n, windowsPerBlock, window, skip);
     // Rows, one per pair: [MPI wall, MPI cpu, DAT wall, DAT cpu, MPI posting] in us per window.
     // Warm-up pairs until rank 0 has seen --warmup seconds (at least one pair); rank 0 decides for both.
     const warm = mpi.wtime() + warmupSeconds;

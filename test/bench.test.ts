@@ -35,6 +35,9 @@ describe('bench/stream-window.mjs', () => {
     const sizes = await bench(['bench/stream-window.mjs', '--sizes', '64k']);
     expect(sizes.code).toBe(2);
     expect(sizes.stderr).toContain("--sizes must list byte counts >= 0, got '64k'");
+    const skip = await bench(['bench/stream-window.mjs', '--skip=x']);
+    expect(skip.code).toBe(2);
+    expect(skip.stderr).toContain("--skip must be an integer >= 0, got 'x'");
     const unknown = await bench(['bench/stream-window.mjs', '--bogus']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown option '--bogus'");
