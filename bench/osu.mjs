@@ -14,7 +14,8 @@
 // It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
 import { parseArgs } from 'node:util';
 import { Mpi, Op, Request } from '@dapl/mpi';
-import { DatPair, skipping } from './lib/dat-pair.mjs';
+import { DatPair } from './lib/dat-pair.mjs';
+import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
 

@@ -13,7 +13,8 @@
 // It launches itself with `dapl run -n 2`.
 import { parseArgs } from 'node:util';
 import { Mpi, Request } from '@dapl/mpi';
-import { DatPair, skipping } from './lib/dat-pair.mjs';
+import { DatPair } from './lib/dat-pair.mjs';
+import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median, quantile } from './lib/median.mjs';
 

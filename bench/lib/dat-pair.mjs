@@ -1,16 +1,7 @@
 // The DAT-level baseline the MPI benchmarks are judged against: the same exchange done directly
 // with DAT on MPI's IA, in the same job. Shared by bench/osu.mjs and bench/stream-window.mjs.
 import { DtoStatus, MemAccess, startConnections } from '@dapl/core';
-
-/** Seconds the last `iters` of `skip + iters` runs of `step` took (OSU's skip iterations). */
-export async function skipping(clock, skip, iters, step) {
-  let start = clock();
-  for (let i = 0; i < skip + iters; i++) {
-    if (i === skip) start = clock();
-    await step(i >= skip);
-  }
-  return clock() - start;
-}
+import { skipping } from './skipping.mjs';
 
 /**
  * The DAT baseline: a second set of connections on MPI's IA (its own PSP, endpoints and EVDs), with

@@ -12,7 +12,6 @@ export interface Advertisement extends RmrTriplet {
   /** Epoch and ordinal (1-based, per context and tag) of the message the receive will match. */
   readonly epoch: number;
   readonly ordinal: number;
-  /** The receive's buffer, exposed for RDMA write: `rmrContext`, `targetOffset`, and its capacity as `length`. */
 }
 
 /** One (context, tag)'s advertisements, oldest first (ordinals increase). */
