@@ -4,9 +4,12 @@
 // body), in blocks of `--windows` timed windows, each block opened by `--skip` untimed ones (its first
 // window starts from the sync between blocks, not from an ack), after `--warmup` seconds of the same. MPI blocks and DAT
 // blocks (the same exchange with DAT send/recv on the same IA, as bench/osu.mjs does it) alternate
-// in one job, so both see the same machine at the same moment. Per block and window: wall time,
-// each rank's CPU time (process.cpuUsage, user + system) and the time in the MPI posting loops.
-// Reported: medians over blocks and the median of the per-pair bandwidth ratios MPI / DAT.
+// in one job, so both see the same machine at the same moment. Where the provider writes with
+// immediate data, a third block per pair streams the window by DAT RDMA writes with immediate: the
+// transfer MPI's receiver-initiated rendezvous makes, without MPI, so a gap can be told apart as
+// the provider's write path or MPI's own. Per block and window: wall time, each rank's CPU time
+// (process.cpuUsage, user + system) and the time in the MPI posting loops. Reported: medians over
+// blocks and the median of the per-pair bandwidth ratios MPI / DAT.
 //
 //   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 40] [--windows 30] [--skip 1]
 //
@@ -21,9 +24,10 @@ import { median, quantile } from './lib/median.mjs';
 const HELP = `usage: node bench/stream-window.mjs [options]
 
 osu_bw's window (rank 0 isends a window of messages, rank 1 irecvs them, then acks) on @dapl/mpi,
-in blocks alternating with the same exchange on DAT send/recv in the same job. Reports microseconds,
-CPU microseconds and microseconds spent posting (the isend and irecv loops) per window (medians
-over blocks) and the median per-pair bandwidth ratio MPI / DAT.
+in blocks alternating with the same exchange on DAT send/recv, and on DAT RDMA write with immediate
+where the provider has it, in the same job. Reports microseconds, CPU microseconds and microseconds
+spent posting (the isend and irecv loops) per window (medians over blocks), the median per-pair
+bandwidth ratio MPI / DAT, and the same against the DAT write stream (DATw: '-' without it).
 
   --provider KEY     tcp (default), ib, lapi, combuf (virtual time; the CPU and posting figures
                      are the host's then, for the one process that runs both ranks)
@@ -110,8 +114,8 @@ async function benchmark() {
 
   if (rank === 0) {
     process.stdout.write(`# stream-window (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}): window ${window}, ${blocks} block pairs of ${windowsPerBlock} windows (each block after ${skip} untimed) after ${warmupSeconds} s of warm-up pairs\n`);
-    process.stdout.write(`# per window: wall us (median over blocks), CPU us of each rank, us in the MPI posting loops (isends on rank 0, irecvs on rank 1); ratio = MPI / DAT bandwidth (DAT time / MPI time), median over pairs, and the middle half of the pairs' ratios (quartiles)\n`);
-    process.stdout.write(`# Size         MPI us     DAT us   ratio   quartiles   MPI cpu0   DAT cpu0   MPI cpu1   DAT cpu1   isends0   irecvs1\n`);
+    process.stdout.write(`# per window: wall us (median over blocks), CPU us of each rank, us in the MPI posting loops (isends on rank 0, irecvs on rank 1); ratio = MPI / DAT bandwidth (DAT time / MPI time), median over pairs, and the middle half of the pairs' ratios (quartiles); DATw: the window by DAT RDMA write with immediate, ratio w = MPI / DATw bandwidth\n`);
+    process.stdout.write(`# Size         MPI us     DAT us   ratio   quartiles   MPI cpu0   DAT cpu0   MPI cpu1   DAT cpu1   isends0   irecvs1    DATw us ratio w\n`);
   }
   for (const n of sizes) {
     const buf = new Uint8Array(n);
@@ -134,13 +138,16 @@ async function benchmark() {
         }
       });
     const datBody = () => dat.stream(n, windowsPerBlock, window, skip);
-    // Rows, one per pair: [MPI wall, MPI cpu, DAT wall, DAT cpu, MPI posting] in us per window.
+    const writeBody = () => dat.streamWrite(n, windowsPerBlock, window, skip);
+    // Rows, one per pair: [MPI wall, MPI cpu, DAT wall, DAT cpu, MPI posting, DATw wall, DATw cpu] in us per window (DATw NaN without it).
+    const ROW = 7;
     // Warm-up pairs until rank 0 has seen --warmup seconds (at least one pair); rank 0 decides for both.
     const warm = mpi.wtime() + warmupSeconds;
     const more = new Uint8Array(1);
     do {
       await block(mpiBody);
       await block(datBody);
+      if (dat.writable) await block(writeBody);
       more[0] = mpi.wtime() < warm ? 1 : 0;
       await world.bcast(more, 0);
     } while (more[0] === 1);
@@ -150,16 +157,17 @@ async function benchmark() {
       const m = await block(mpiBody);
       const post = (posting * 1e3) / windowsPerBlock;
       const d = await block(datBody);
-      rows.push([...m, ...d, post]);
+      const w = dat.writable ? await block(writeBody) : [NaN, NaN];
+      rows.push([...m, ...d, post, ...w]);
     }
     // Rank 1's CPU figures to rank 0.
     const mine = Float64Array.from(rows.flat());
     const theirs = new Float64Array(mine.length);
     await world.sendrecv(mine, peer, 10, theirs, peer, 10);
     if (rank !== 0) continue;
-    const other = rows.map((_, i) => Array.from(theirs.subarray(5 * i, 5 * i + 5)));
+    const other = rows.map((_, i) => Array.from(theirs.subarray(ROW * i, ROW * i + ROW)));
     if (values['blocks-out']) {
-      rows.forEach((r, i) => process.stdout.write(`#   block ${String(i + 1).padStart(3)}: MPI ${r[0].toFixed(1)} us (cpu ${r[1].toFixed(1)} / ${other[i][1].toFixed(1)}), DAT ${r[2].toFixed(1)} us (cpu ${r[3].toFixed(1)} / ${other[i][3].toFixed(1)}), ratio ${(r[2] / r[0]).toFixed(2)}, posting ${r[4].toFixed(1)} / ${other[i][4].toFixed(1)} us\n`));
+      rows.forEach((r, i) => process.stdout.write(`#   block ${String(i + 1).padStart(3)}: MPI ${r[0].toFixed(1)} us (cpu ${r[1].toFixed(1)} / ${other[i][1].toFixed(1)}), DAT ${r[2].toFixed(1)} us (cpu ${r[3].toFixed(1)} / ${other[i][3].toFixed(1)}), ratio ${(r[2] / r[0]).toFixed(2)}, posting ${r[4].toFixed(1)} / ${other[i][4].toFixed(1)} us, DATw ${dat.writable ? `${r[5].toFixed(1)} us` : '-'}\n`));
     }
     const col = (table, k) => median(table.map((r) => r[k]));
     // Bandwidth ratio MPI / DAT is DAT time / MPI time.
@@ -167,7 +175,9 @@ async function benchmark() {
     const spread = `${quantile(ratios, 0.25).toFixed(2)}-${quantile(ratios, 0.75).toFixed(2)}`;
     const fixed = (v, width, digits) => v.toFixed(digits).padStart(width);
     const times = [col(rows, 1), col(rows, 3), col(other, 1), col(other, 3), col(rows, 4), col(other, 4)];
-    process.stdout.write(`${String(n).padEnd(10)}${fixed(col(rows, 0), 11, 1)}${fixed(col(rows, 2), 11, 1)}${fixed(median(ratios), 8, 2)}${spread.padStart(12)}${times.map((v) => fixed(v, 11, 1)).join('')}\n`);
+    // Against the write stream: MPI / DATw bandwidth, per pair.
+    const byWrite = dat.writable ? `${fixed(col(rows, 5), 11, 1)}${fixed(median(rows.map((r) => r[5] / r[0])), 8, 2)}` : `${'-'.padStart(11)}${'-'.padStart(8)}`;
+    process.stdout.write(`${String(n).padEnd(10)}${fixed(col(rows, 0), 11, 1)}${fixed(col(rows, 2), 11, 1)}${fixed(median(ratios), 8, 2)}${spread.padStart(12)}${times.map((v) => fixed(v, 11, 1)).join('')}${byWrite}\n`);
   }
   await together();
   await dat.close();

@@ -14,10 +14,15 @@ describe('bench/stream-window.mjs', () => {
     const ran = await bench(['bench/stream-window.mjs', '--provider', 'ib', '--sizes', '65536,1024', '--blocks', '3', '--windows', '2', '--warmup', '0']);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toMatch(/^# stream-window \(dapl\.ts @dapl\/mpi, device rdma, provider ib\): window 64, 3 block pairs of 2 windows/m);
+    expect(ran.stdout).toMatch(/^# Size .* isends0 +irecvs1 +DATw us ratio w$/m);
     for (const size of [65536, 1024]) {
-      const row = new RegExp(`^${size}${NUMBER.repeat(3)}\\s+(\\d+\\.\\d+)-(\\d+\\.\\d+)${NUMBER.repeat(6)}$`, 'm').exec(ran.stdout);
+      const row = new RegExp(`^${size}${NUMBER.repeat(3)}\\s+(\\d+\\.\\d+)-(\\d+\\.\\d+)${NUMBER.repeat(8)}$`, 'm').exec(ran.stdout);
       expect(row, ran.stdout).not.toBeNull();
       const [mpiUs, datUs, ratio, q1, q3] = row!.slice(1, 6).map(Number);
+      // ib writes with immediate: the DAT write stream ran too, its ratio is its time over MPI's.
+      const [writeUs, ratioW] = row!.slice(12, 14).map(Number);
+      expect(writeUs).toBeGreaterThan(0);
+      expect(Math.abs(ratioW - writeUs / mpiUs)).toBeLessThan(0.2);
       // The quartiles of the pairs' ratios bracket their median.
       expect(q1).toBeLessThanOrEqual(ratio);
       expect(q3).toBeGreaterThanOrEqual(ratio);

@@ -6,6 +6,8 @@ import { skipping } from './skipping.mjs';
 /**
  * The DAT baseline: a second set of connections on MPI's IA (its own PSP, endpoints and EVDs), with
  * `2 × window` receives of the largest size pre-posted; every exchange re-posts what it consumed.
+ * Where the provider has RDMA write with immediate, each rank also exposes its buffer to the other
+ * (`writable`), for the write stream.
  */
 export class DatPair {
   static async start(mpi, maxSize, window) {
@@ -13,15 +15,20 @@ export class DatPair {
     const connections = await startConnections(job.ia, job.runtime, { keyPrefix: 'osu-dat' });
     const peer = 1 - job.rank;
     const pz = connections.pz;
-    const buf = new Uint8Array(Math.max(maxSize, 4));
-    const lmr = pz.registerLmr(buf, MemAccess.LOCAL);
+    const buf = new Uint8Array(Math.max(maxSize, 16));
+    const writable = job.ia.query().capabilities.includes('rdma-write-immediate');
+    const lmr = pz.registerLmr(buf, writable ? MemAccess.LOCAL | MemAccess.REMOTE_WRITE : MemAccess.LOCAL);
     const ep = await connections.endpoint(peer);
     const pair = new DatPair(connections, ep, lmr, job.rank, 2 * window + 2, () => mpi.wtime());
     await pair.#sync();
+    if (writable) await pair.#exchangeWindows(pz);
     return pair;
   }
 
   #recvs = 0;
+  /** The peer's buffer, exposed for RDMA write (undefined: the provider cannot write with immediate). */
+  #remote = undefined;
+  #rmr = undefined;
   /** `clock`: the rank's clock in seconds (virtual under the simulator), as MPI's wtime. */
   constructor(connections, ep, lmr, rank, depth, clock) {
     this.clock = clock;
@@ -37,10 +44,36 @@ export class DatPair {
     return [{ lmr: this.lmr, offset: 0, length: n }];
   }
 
+  /** The next completion on the receive EVD (a receive, re-posted, or an immediate). */
   async #received() {
     const event = await this.connections.evds.recv.wait({ timeoutMs: 60_000 });
     if (event.type !== 'dto-completion' || event.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${event.type} ${event.status}`);
-    this.ep.postRecv(this.whole, this.#recvs++);
+    if (event.op === 'recv') this.ep.postRecv(this.whole, this.#recvs++);
+  }
+
+  /**
+   * Each rank binds its whole buffer for remote write and sends the triplet to the other, from a
+   * buffer of its own: the peer's triplet lands in the receive buffer, maybe before ours has left.
+   */
+  async #exchangeWindows(pz) {
+    this.#rmr = pz.createRmr();
+    const mine = this.#rmr.bind(this.lmr, 0, this.lmr.length, MemAccess.REMOTE_WRITE);
+    const out = new DataView(new ArrayBuffer(16));
+    out.setBigUint64(0, mine.rmrContext);
+    out.setFloat64(8, mine.targetOffset);
+    const outLmr = pz.registerLmr(new Uint8Array(out.buffer), MemAccess.LOCAL);
+    this.ep.postSend([{ lmr: outLmr, offset: 0, length: 16 }], 'window');
+    await this.#received();
+    const done = await this.connections.evds.request.wait({ timeoutMs: 60_000 });
+    if (done.type !== 'dto-completion' || done.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${done.type} ${done.status}`);
+    outLmr.free();
+    const got = new DataView(this.lmr.bytes.buffer, this.lmr.bytes.byteOffset, 16);
+    this.#remote = { rmrContext: got.getBigUint64(0), targetOffset: got.getFloat64(8), length: this.lmr.length };
+  }
+
+  /** Whether `streamWrite` can run (the provider has RDMA write with immediate). */
+  get writable() {
+    return this.#remote !== undefined;
   }
 
   async #sync() {
@@ -74,6 +107,26 @@ export class DatPair {
     });
   }
 
+  /**
+   * `stream` by RDMA write with immediate into the peer's exposed buffer (the receiver counts the
+   * immediates; no receive is consumed): the transfer MPI's receiver-initiated rendezvous makes,
+   * without MPI. Its time against `stream`'s tells the provider's write path from MPI's own cost.
+   */
+  streamWrite(n, iters, window, skip) {
+    if (this.#remote === undefined) throw new Error('DAT baseline: the provider has no RDMA write with immediate');
+    const iov = this.#iov(n);
+    const remote = this.#remote;
+    return skipping(this.clock, skip, iters, async () => {
+      if (this.rank === 0) {
+        for (let w = 0; w < window; w++) this.ep.postRdmaWrite(iov, w, remote, { immediate: w, suppressCompletion: true });
+        await this.#received();
+      } else {
+        for (let w = 0; w < window; w++) await this.#received();
+        this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
+      }
+    });
+  }
+
   bistream(n, iters, window, skip) {
     const iov = this.#iov(n);
     return skipping(this.clock, skip, iters, async () => {
@@ -83,6 +136,7 @@ export class DatPair {
   }
 
   async close() {
+    this.#rmr?.unbind();
     await this.connections.close();
   }
 }
