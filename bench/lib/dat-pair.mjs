@@ -44,10 +44,16 @@ export class DatPair {
     return [{ lmr: this.lmr, offset: 0, length: n }];
   }
 
+  /** The next event on `evd`, which must be a successful DTO completion. */
+  async #completion(evd) {
+    const event = await evd.wait({ timeoutMs: 60_000 });
+    if (event.type !== 'dto-completion' || event.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${event.type} ${event.status}`);
+    return event;
+  }
+
   /** The next completion on the receive EVD (a receive, re-posted, or an immediate). */
   async #received() {
-    const event = await this.connections.evds.recv.wait({ timeoutMs: 60_000 });
-    if (event.type !== 'dto-completion' || event.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${event.type} ${event.status}`);
+    const event = await this.#completion(this.connections.evds.recv);
     if (event.op === 'recv') this.ep.postRecv(this.whole, this.#recvs++);
   }
 
@@ -64,8 +70,7 @@ export class DatPair {
     const outLmr = pz.registerLmr(new Uint8Array(out.buffer), MemAccess.LOCAL);
     this.ep.postSend([{ lmr: outLmr, offset: 0, length: 16 }], 'window');
     await this.#received();
-    const done = await this.connections.evds.request.wait({ timeoutMs: 60_000 });
-    if (done.type !== 'dto-completion' || done.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${done.type} ${done.status}`);
+    await this.#completion(this.connections.evds.request);
     outLmr.free();
     const got = new DataView(this.lmr.bytes.buffer, this.lmr.bytes.byteOffset, 16);
     this.#remote = { rmrContext: got.getBigUint64(0), targetOffset: got.getFloat64(8), length: this.lmr.length };
@@ -96,15 +101,7 @@ export class DatPair {
 
   stream(n, iters, window, skip) {
     const iov = this.#iov(n);
-    return skipping(this.clock, skip, iters, async () => {
-      if (this.rank === 0) {
-        for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
-        await this.#received();
-      } else {
-        for (let w = 0; w < window; w++) await this.#received();
-        this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
-      }
-    });
+    return this.#oneWay(iters, window, skip, (w) => this.ep.postSend(iov, w, { suppressCompletion: true }));
   }
 
   /**
@@ -116,9 +113,14 @@ export class DatPair {
     if (this.#remote === undefined) throw new Error('DAT baseline: the provider has no RDMA write with immediate');
     const iov = this.#iov(n);
     const remote = this.#remote;
+    return this.#oneWay(iters, window, skip, (w) => this.ep.postRdmaWrite(iov, w, remote, { immediate: w, suppressCompletion: true }));
+  }
+
+  /** osu_bw's loop: rank 0 makes `post(w)` for each of a window, rank 1 takes the window's completions and acknowledges. */
+  #oneWay(iters, window, skip, post) {
     return skipping(this.clock, skip, iters, async () => {
       if (this.rank === 0) {
-        for (let w = 0; w < window; w++) this.ep.postRdmaWrite(iov, w, remote, { immediate: w, suppressCompletion: true });
+        for (let w = 0; w < window; w++) post(w);
         await this.#received();
       } else {
         for (let w = 0; w < window; w++) await this.#received();
