@@ -4,12 +4,13 @@
 // in the same job (send/recv with pre-posted receives; sends with suppressed completions, as MPI
 // libraries over uDAPL post them); the MPI and DAT rounds alternate; figures are medians over rounds;
 // ratio = MPI / DAT. osu_bw and osu_bibw count windows as OSU does (100 timed after 10 skipped up to
-// 8 KiB; 20 after 2 above), the skipped ones first in the same loop. Collectives (osu_barrier,
-// osu_bcast, osu_allreduce; all ranks): the average latency over iterations, the maximum over
-// ranks, median over rounds. On a simulated provider the
-// times are virtual (deterministic).
+// 8 KiB; 20 after 2 above), the skipped ones first in the same loop; each size's timed rounds follow
+// an untimed pair, and a test's first size follows --warmup seconds of them (a cold stream on this
+// host takes 2-4 s to reach its steady rate). Collectives (osu_barrier, osu_bcast, osu_allreduce;
+// all ranks): the average latency over iterations, the maximum over ranks, median over rounds. On a
+// simulated provider the times are virtual (deterministic).
 //
-//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce]
+//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce] [--warmup S]
 //
 // It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
 import { parseArgs } from 'node:util';
@@ -31,6 +32,11 @@ osu_barrier, osu_bcast, osu_allreduce over all ranks.
   --min-size BYTES   smallest message (default 1)
   --max-size BYTES   largest message (default 4194304)
   --rounds N         alternating MPI / DAT rounds per size (default 5; 1 on a simulated provider)
+  --warmup S         at the first size of each test, untimed MPI / DAT round pairs for at least
+                     S seconds before the timed ones (default 3 on tcp; 0 in virtual time and with
+                     --quick): on this host a stream reaches its steady rate only after 2-4 s (MPI
+                     and DAT alike), so a test that started cold would time the start-up. Every
+                     size also gets one untimed pair, as OSU's skip iterations.
   --window N         messages in flight for bw and bibw (default 64)
   --quick            fewer iterations
   -h, --help         this text`;
@@ -42,15 +48,32 @@ const options = {
   'min-size': { type: 'string', default: '1' },
   'max-size': { type: 'string', default: String(4 << 20) },
   rounds: { type: 'string' },
+  warmup: { type: 'string' },
   window: { type: 'string', default: '64' },
   quick: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 };
-const { values } = parseArgs({ options, allowPositionals: false });
+let values;
+try {
+  ({ values } = parseArgs({ options, allowPositionals: false }));
+} catch (error) {
+  process.stderr.write(`osu: ${error.message}; see --help\n`);
+  process.exit(2);
+}
 if (values.help) {
   process.stdout.write(`${HELP}\n`);
   process.exit(0);
 }
+
+/** Exit 2 naming option `name` unless `ok` holds for its value. */
+function requireOption(name, ok, what) {
+  if (values[name] === undefined || ok(values[name])) return;
+  process.stderr.write(`osu: --${name} must be ${what}, got '${values[name]}'\n`);
+  process.exit(2);
+}
+const integerFrom = (min) => (v) => v !== '' && Number.isInteger(Number(v)) && Number(v) >= min;
+for (const [name, min] of [['min-size', 0], ['max-size', 0], ['window', 1], ['ranks', 1], ['rounds', 1]]) requireOption(name, integerFrom(min), `an integer >= ${min}`);
+requireOption('warmup', (v) => v !== '' && Number(v) >= 0 && Number(v) <= 600, 'a number of seconds from 0 to 600');
 
 async function benchmark() {
   const mpi = await Mpi.init();
@@ -62,21 +85,34 @@ async function benchmark() {
   const minSize = Number(values['min-size']);
   const maxSize = Number(values['max-size']);
   const quick = values.quick || simulated;
+  const warmupSeconds = values.warmup !== undefined ? Number(values.warmup) : quick ? 0 : 3;
   const only = new Set(values.only.split(','));
   const sizes = [];
   for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
   /**
    * MPI and DAT rounds alternating (both ranks start each MPI round together); the median time of
-   * each. One untimed round of each goes first, as OSU's skip iterations: JIT, registrations and
-   * the first use of each buffer are not measured.
+   * each. Untimed pairs go first, as OSU's skip iterations — at least one, and more until rank 0 has
+   * seen `warmFor` seconds of them (it tells rank 1 after each pair): JIT, registrations and the
+   * first use of each buffer are not measured, nor (at a test's first size) the seconds a stream
+   * takes on this host to reach its steady rate.
    */
-  const alternate = async (mpiBody, datBody) => {
+  const alternate = async (mpiBody, datBody, warmFor) => {
     const mpiRuns = [];
     const datRuns = [];
-    await timed(() => mpi.wtime(), mpiBody, warmup(world, rank));
-    await timed(() => mpi.wtime(), datBody);
+    const warm = mpi.wtime() + warmFor;
+    const more = new Uint8Array(1);
+    do {
+      await timed(() => mpi.wtime(), mpiBody, together(world, rank));
+      await timed(() => mpi.wtime(), datBody);
+      if (rank === 0) {
+        more[0] = mpi.wtime() < warm ? 1 : 0;
+        await world.send(more, 1, 11);
+      } else {
+        await world.recv(more, 0, 11);
+      }
+    } while (more[0] === 1);
     for (let r = 0; r < rounds; r++) {
-      mpiRuns.push(await timed(() => mpi.wtime(), mpiBody, warmup(world, rank)));
+      mpiRuns.push(await timed(() => mpi.wtime(), mpiBody, together(world, rank)));
       datRuns.push(await timed(() => mpi.wtime(), datBody));
     }
     return [median(mpiRuns), median(datRuns)];
@@ -91,7 +127,8 @@ async function benchmark() {
   const pointToPoint = ['latency', 'bw', 'bibw'].some((t) => only.has(t));
   // Point to point runs between ranks 0 and 1; the others wait at the barrier below.
   const paired = world.rank < 2 && world.size >= 2;
-  const dat = pointToPoint && paired ? await DatPair.start(mpi, maxSize, window) : undefined;
+  // Every rank starts the DAT pair's connections (a collective); ranks 0 and 1 get the pair.
+  const dat = pointToPoint ? await DatPair.start(mpi, maxSize, window) : undefined;
   if (pointToPoint && paired) await runPointToPoint();
   await collectives();
   async function runPointToPoint() {
@@ -99,7 +136,7 @@ async function benchmark() {
   const header = (title, unit) => {
     if (rank !== 0) return;
     process.stdout.write(`# OSU MPI ${title} Test (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}${simulated ? ', virtual time' : ''})\n`);
-    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s); ratio = MPI / DAT\n`);
+    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size); ratio = MPI / DAT\n`);
     process.stdout.write(`# Size${' '.repeat(6)}${unit.padStart(16)}${`DAT ${unit.split(' ')[1] ?? ''}`.padStart(16)}${'ratio'.padStart(9)}\n`);
   };
   const row = (n, mpiValue, datValue) => {
@@ -110,7 +147,7 @@ async function benchmark() {
 
   if (only.has('latency')) {
     header('Latency', 'Latency (us)');
-    for (const n of sizes) {
+    for (const [position, n] of sizes.entries()) {
       const buf = new Uint8Array(n);
       const iters = iterations(n);
       const [mpiTime, datTime] = await alternate(
@@ -126,6 +163,7 @@ async function benchmark() {
           }
         },
         () => dat.pingPong(n, iters),
+        position === 0 ? warmupSeconds : 0,
       );
       row(n, (mpiTime * 1e6) / (2 * iters), (datTime * 1e6) / (2 * iters));
     }
@@ -133,7 +171,7 @@ async function benchmark() {
 
   if (only.has('bw')) {
     header('Bandwidth', 'Bandwidth (MB/s)');
-    for (const n of sizes) {
+    for (const [position, n] of sizes.entries()) {
       const buf = new Uint8Array(n);
       const ack = new Uint8Array(4);
       const { iters, skip } = windows(n);
@@ -152,6 +190,7 @@ async function benchmark() {
             }
           }),
         () => dat.stream(n, iters, window, skip),
+        position === 0 ? warmupSeconds : 0,
       );
       const bytes = n * window * iters;
       row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
@@ -160,7 +199,7 @@ async function benchmark() {
 
   if (only.has('bibw')) {
     header('Bi-Directional Bandwidth', 'Bandwidth (MB/s)');
-    for (const n of sizes) {
+    for (const [position, n] of sizes.entries()) {
       const out = new Uint8Array(n);
       const into = new Uint8Array(n);
       const { iters, skip } = windows(n);
@@ -173,13 +212,14 @@ async function benchmark() {
             await Request.waitAll(reqs);
           }),
         () => dat.bistream(n, iters, window, skip),
+        position === 0 ? warmupSeconds : 0,
       );
       const bytes = 2 * n * window * iters;
       row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
     }
   }
 
-  await warmup(world, rank); // the peer is done with the DAT pair too
+  await together(world, rank); // the peer is done with the DAT pair too
   await dat.close();
   }
 
@@ -216,7 +256,7 @@ async function benchmark() {
 }
 
 /** Both ranks start the timed part together: a zero-byte exchange first. */
-async function warmup(world, rank) {
+async function together(world, rank) {
   const none = new Uint8Array(0);
   await world.sendrecv(none, 1 - rank, 9, none, 1 - rank, 9);
 }

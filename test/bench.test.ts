@@ -9,6 +9,13 @@ const bench = (args: readonly string[]) => nodeRun(args, { DAPL_PROVIDER: undefi
 
 const NUMBER = String.raw`\s+([0-9.]+)`;
 
+/** The benchmark refuses `args` with exit 2 and `message` on stderr. */
+async function expectRefused(args: readonly string[], message: string): Promise<void> {
+  const ran = await bench(args);
+  expect(ran.code, ran.stderr).toBe(2);
+  expect(ran.stderr).toContain(message);
+}
+
 describe('bench/stream-window.mjs', () => {
   it('measures MPI and DAT windows side by side on a simulated provider, a row per size', async () => {
     const ran = await bench(['bench/stream-window.mjs', '--provider', 'ib', '--sizes', '65536,1024', '--blocks', '3', '--windows', '2', '--warmup', '0']);
@@ -34,18 +41,10 @@ describe('bench/stream-window.mjs', () => {
   });
 
   it('answers a bad option with exit 2 and names it', async () => {
-    const ran = await bench(['bench/stream-window.mjs', '--window', '0']);
-    expect(ran.code).toBe(2);
-    expect(ran.stderr).toContain("--window must be an integer >= 1, got '0'");
-    const sizes = await bench(['bench/stream-window.mjs', '--sizes', '64k']);
-    expect(sizes.code).toBe(2);
-    expect(sizes.stderr).toContain("--sizes must list byte counts >= 0, got '64k'");
-    const skip = await bench(['bench/stream-window.mjs', '--skip=x']);
-    expect(skip.code).toBe(2);
-    expect(skip.stderr).toContain("--skip must be an integer >= 0, got 'x'");
-    const unknown = await bench(['bench/stream-window.mjs', '--bogus']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--bogus'");
+    await expectRefused(['bench/stream-window.mjs', '--window', '0'], "--window must be an integer >= 1, got '0'");
+    await expectRefused(['bench/stream-window.mjs', '--sizes', '64k'], "--sizes must list byte counts >= 0, got '64k'");
+    await expectRefused(['bench/stream-window.mjs', '--skip=x'], "--skip must be an integer >= 0, got 'x'");
+    await expectRefused(['bench/stream-window.mjs', '--bogus'], "Unknown option '--bogus'");
   });
 
   it('prints its usage with --help', async () => {
@@ -67,5 +66,26 @@ describe('bench/osu.mjs', () => {
       expect(mpi).toBeGreaterThan(0);
       expect(Math.abs(ratio - mpi / dat)).toBeLessThan(0.01);
     }
+  });
+
+  it('runs point to point beside the collectives on more than two ranks (ranks 2.. take part in the DAT pair\'s start)', async () => {
+    const ran = await bench(['bench/osu.mjs', '--provider', 'lapi', '-n', '4', '--only', 'latency,barrier', '--max-size', '8']);
+    expect(ran.code, ran.stderr).toBe(0);
+    for (const size of [1, 2, 4, 8]) expect(ran.stdout).toMatch(new RegExp(`^${size}${NUMBER.repeat(3)}$`, 'm'));
+    expect(ran.stdout).toMatch(/^# OSU MPI Barrier Latency Test \(dapl\.ts @dapl\/mpi, provider lapi, virtual time, 4 ranks\)$/m);
+    expect(ran.stdout).toMatch(/^\s+[0-9.]+$/m);
+  });
+
+  it('answers a bad option with exit 2 and names it', async () => {
+    await expectRefused(['bench/osu.mjs', '--warmup=-1'], "--warmup must be a number of seconds from 0 to 600, got '-1'");
+    await expectRefused(['bench/osu.mjs', '--window=0'], "--window must be an integer >= 1, got '0'");
+    await expectRefused(['bench/osu.mjs', '--bogus'], "Unknown option '--bogus'");
+  });
+
+  it('prints its usage with --help, the warm-up among the options', async () => {
+    const ran = await bench(['bench/osu.mjs', '--help']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^usage: node bench\/osu\.mjs/);
+    expect(ran.stdout).toMatch(/^ {2}--warmup S +at the first size of each test/m);
   });
 });

@@ -10,9 +10,17 @@ import { skipping } from './skipping.mjs';
  * (`writable`), for the write stream.
  */
 export class DatPair {
+  /**
+   * Collective: every rank of the job calls it, since the connection service starts with a fence.
+   * Ranks 0 and 1 get the pair; the others take part and get undefined.
+   */
   static async start(mpi, maxSize, window) {
     const job = mpi.job;
     const connections = await startConnections(job.ia, job.runtime, { keyPrefix: 'osu-dat' });
+    if (job.rank > 1) {
+      await connections.close();
+      return undefined;
+    }
     const peer = 1 - job.rank;
     const pz = connections.pz;
     const buf = new Uint8Array(Math.max(maxSize, 16));
