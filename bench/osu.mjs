@@ -128,7 +128,7 @@ async function benchmark() {
   // Point to point runs between ranks 0 and 1; the others wait at the barrier below.
   const paired = world.rank < 2 && world.size >= 2;
   // Every rank starts the DAT pair's connections (a collective); ranks 0 and 1 get the pair.
-  const dat = pointToPoint ? await DatPair.start(mpi, maxSize, window) : undefined;
+  const dat = pointToPoint && world.size >= 2 ? await DatPair.start(mpi, maxSize, window) : undefined;
   if (pointToPoint && paired) await runPointToPoint();
   await collectives();
   async function runPointToPoint() {
