@@ -13,12 +13,12 @@
 //   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce] [--warmup S]
 //
 // It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
-import { parseArgs } from 'node:util';
 import { Mpi, Op, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
 import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
+import { benchOptions } from './lib/options.mjs';
 
 const HELP = `usage: node bench/osu.mjs [options]
 
@@ -53,27 +53,9 @@ const options = {
   quick: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 };
-let values;
-try {
-  ({ values } = parseArgs({ options, allowPositionals: false }));
-} catch (error) {
-  process.stderr.write(`osu: ${error.message}; see --help\n`);
-  process.exit(2);
-}
-if (values.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
-
-/** Exit 2 naming option `name` unless `ok` holds for its value. */
-function requireOption(name, ok, what) {
-  if (values[name] === undefined || ok(values[name])) return;
-  process.stderr.write(`osu: --${name} must be ${what}, got '${values[name]}'\n`);
-  process.exit(2);
-}
-const integerFrom = (min) => (v) => v !== '' && Number.isInteger(Number(v)) && Number(v) >= min;
-for (const [name, min] of [['min-size', 0], ['max-size', 0], ['window', 1], ['ranks', 1], ['rounds', 1]]) requireOption(name, integerFrom(min), `an integer >= ${min}`);
-requireOption('warmup', (v) => v !== '' && Number(v) >= 0 && Number(v) <= 600, 'a number of seconds from 0 to 600');
+const { values, check, integer } = benchOptions('osu', HELP, options);
+for (const [name, min] of [['min-size', 0], ['max-size', 0], ['window', 1], ['ranks', 1], ['rounds', 1]]) integer(name, min);
+check('warmup', (v) => v !== '' && Number(v) >= 0 && Number(v) <= 600, 'be a number of seconds from 0 to 600');
 
 async function benchmark() {
   const mpi = await Mpi.init();

@@ -14,12 +14,12 @@
 //   node bench/stream-window.mjs [--provider tcp] [--sizes 65536,131072] [--window 64] [--blocks 40] [--windows 30] [--skip 1]
 //
 // It launches itself with `dapl run -n 2`.
-import { parseArgs } from 'node:util';
 import { Mpi, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
 import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median, quantile } from './lib/median.mjs';
+import { benchOptions } from './lib/options.mjs';
 
 const HELP = `usage: node bench/stream-window.mjs [options]
 
@@ -54,42 +54,15 @@ const options = {
   'blocks-out': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 };
-let values;
-try {
-  ({ values } = parseArgs({ options, allowPositionals: false }));
-} catch (error) {
-  process.stderr.write(`stream-window: ${error.message}; see --help\n`);
-  process.exit(2);
-}
-if (values.help) {
-  process.stdout.write(`${HELP}\n`);
-  process.exit(0);
-}
-
-/** A positive integer option, or exit 2 naming it. */
-function count(name, min = 1) {
-  const n = Number(values[name]);
-  if (!Number.isInteger(n) || n < min) {
-    process.stderr.write(`stream-window: --${name} must be an integer >= ${min}, got '${values[name]}'\n`);
-    process.exit(2);
-  }
-  return n;
-}
-
-const window = count('window');
-const blocks = count('blocks');
-const windowsPerBlock = count('windows');
-const skip = count('skip', 0);
+const { values, check, integer } = benchOptions('stream-window', HELP, options);
+const window = integer('window', 1);
+const blocks = integer('blocks', 1);
+const windowsPerBlock = integer('windows', 1);
+const skip = integer('skip', 0);
+check('warmup', (v) => v !== '' && Number(v) >= 0, 'be a number of seconds >= 0');
 const warmupSeconds = Number(values.warmup);
-if (!(warmupSeconds >= 0)) {
-  process.stderr.write(`stream-window: --warmup must be a number of seconds >= 0, got '${values.warmup}'\n`);
-  process.exit(2);
-}
+check('sizes', (v) => v.split(',').every((s) => s !== '' && Number.isInteger(Number(s)) && Number(s) >= 0), 'list byte counts >= 0');
 const sizes = values.sizes.split(',').map((s) => Number(s));
-if (sizes.some((n) => !Number.isInteger(n) || n < 0)) {
-  process.stderr.write(`stream-window: --sizes must list byte counts >= 0, got '${values.sizes}'\n`);
-  process.exit(2);
-}
 
 async function benchmark() {
   const mpi = await Mpi.init();
