@@ -1,0 +1,99 @@
+import { EventEmitter } from 'node:events';
+import type { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import type { DtoRequest } from '@dapl/core/provider-kit';
+import { DataPath, type DataPathHost } from '../src/progress.js';
+import { decodeHeader, FrameType, HEADER_SIZE } from '../src/wire/index.js';
+import { isFrameError } from '@dapl/core/provider-kit';
+
+const HIGH_WATER = 256 * 1024;
+const PAYLOAD = 64 * 1024;
+
+/** A socket that keeps what is written (nothing drains), with Node's accounting of queued bytes. */
+class RecordingSocket extends EventEmitter {
+  readonly writableHighWaterMark = HIGH_WATER;
+  writableLength = 0;
+  destroyed = false;
+  readonly chunks: Uint8Array[] = [];
+  cork(): void {}
+  uncork(): void {}
+  write(chunk: Uint8Array): boolean {
+    this.chunks.push(chunk.slice());
+    this.writableLength += chunk.length;
+    return this.writableLength < this.writableHighWaterMark;
+  }
+
+  /** The frame types written so far, in order (payloads skipped by their header's length). */
+  frames(): FrameType[] {
+    const bytes = Buffer.concat(this.chunks);
+    const types: FrameType[] = [];
+    for (let at = 0; at < bytes.length; ) {
+      const header = decodeHeader(bytes.subarray(at), { maxPayload: 1 << 30 });
+      if (isFrameError(header)) throw new Error(header.message);
+      types.push(header.type);
+      at += HEADER_SIZE + header.payloadLength;
+    }
+    return types;
+  }
+}
+
+let seq = 0;
+function request(op: DtoRequest['op'], length: number): DtoRequest {
+  const lmr = { bytes: new Uint8Array(length) } as unknown as DtoRequest['iov'][number]['lmr'];
+  return {
+    op,
+    cookie: undefined,
+    iov: op === 'rdma-read' ? [] : [{ lmr, offset: 0, length }],
+    length,
+    remote: { rmrContext: 1n, targetOffset: 0, length },
+    immediate: 0,
+    seq: ++seq,
+    signaled: true,
+  };
+}
+
+function dataPath(): { path: DataPath; socket: RecordingSocket } {
+  const socket = new RecordingSocket();
+  const host = {} as DataPathHost;
+  return { path: new DataPath(socket as unknown as Socket, host, 4096, () => {}), socket };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('tcp data path output', () => {
+  it('coalesces requests below the socket high-water mark into the next turn', async () => {
+    const { path, socket } = dataPath();
+    for (let i = 0; i < 3; i++) path.submit(request('rdma-write', PAYLOAD));
+    expect(socket.chunks).toHaveLength(0);
+    await nextTurn();
+    expect(socket.frames()).toEqual([FrameType.RDMA_WRITE, FrameType.RDMA_WRITE, FrameType.RDMA_WRITE]);
+  });
+
+  it('writes at once when a high-water mark of payload is queued, so a burst streams while it is posted', () => {
+    const { path, socket } = dataPath();
+    for (let i = 0; i < 3; i++) path.submit(request('rdma-write', PAYLOAD));
+    expect(socket.chunks).toHaveLength(0);
+    path.submit(request('rdma-write-immediate', PAYLOAD));
+    expect(socket.frames()).toEqual([FrameType.RDMA_WRITE, FrameType.RDMA_WRITE, FrameType.RDMA_WRITE, FrameType.RDMA_WRITE_IMM]);
+  });
+
+  it('does not count a read request, which carries no payload of ours, toward the high-water mark', async () => {
+    const { path, socket } = dataPath();
+    for (let i = 0; i < 4; i++) path.submit(request('rdma-read', PAYLOAD));
+    expect(socket.chunks).toHaveLength(0);
+    await nextTurn();
+    expect(socket.frames()).toEqual([FrameType.READ_REQ, FrameType.READ_REQ, FrameType.READ_REQ, FrameType.READ_REQ]);
+  });
+
+  it('leaves what the socket cannot take for its drain instead of writing past the high-water mark', async () => {
+    const { path, socket } = dataPath();
+    for (let i = 0; i < 8; i++) path.submit(request('rdma-write', PAYLOAD));
+    // The first high-water mark went at once; the socket is full, so the rest waits for 'drain'.
+    expect(socket.frames()).toHaveLength(4);
+    await nextTurn();
+    expect(socket.frames()).toHaveLength(4);
+    socket.writableLength = 0;
+    socket.emit('drain');
+    expect(socket.frames()).toHaveLength(8);
+  });
+});
