@@ -106,7 +106,8 @@ export class DataPath {
    * Queue a request for the next flush. Once a socket's worth of payload (its high-water mark)
    * waits, it leaves now instead: coalescing has nothing left to gain, and a burst of large
    * posts (64 RDMA writes of 64 KiB) then starts streaming to the peer while the poster is still
-   * posting the rest, rather than after its whole loop (measured: 2-5% more bandwidth at 64 KiB).
+   * posting the rest, rather than after its whole loop (2-5% more bandwidth at 64 KiB for MPI and
+   * DAT alike in an in-process A/B; bench/RESULTS.md, session 13).
    */
   submit(request: DtoRequest): void {
     this.unsent.push(request);

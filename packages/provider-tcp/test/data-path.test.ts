@@ -1,15 +1,14 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { DtoRequest } from '@dapl/core/provider-kit';
+import { isFrameError, type DtoRequest } from '@dapl/core/provider-kit';
 import { DataPath, type DataPathHost } from '../src/progress.js';
 import { decodeHeader, FrameType, HEADER_SIZE } from '../src/wire/index.js';
-import { isFrameError } from '@dapl/core/provider-kit';
 
 const HIGH_WATER = 256 * 1024;
 const PAYLOAD = 64 * 1024;
 
-/** A socket that keeps what is written (nothing drains), with Node's accounting of queued bytes. */
+/** A socket that keeps what is written (it drains only when a test says so), with Node's accounting of queued bytes. */
 class RecordingSocket extends EventEmitter {
   readonly writableHighWaterMark = HIGH_WATER;
   writableLength = 0;
