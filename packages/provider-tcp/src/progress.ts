@@ -69,8 +69,10 @@ export class DataPath {
   /** The last of our requests put on the wire. */
   private lastSentSeq = 0;
   private flushScheduled = false;
-  /** Payload bytes submitted since the last flush; a socket's worth leaves at once (see submit). */
+  /** Payload bytes submitted since the last flush; `flushBytes` of them leave at once (see submit). */
   private unflushedBytes = 0;
+  /** A socket's worth: its high-water mark, read once (the socket's getter is not free per message). */
+  private readonly flushBytes: number;
   /** The peer flagged a request it wants acknowledged (and no frame of ours has carried the ack yet). */
   private ackRequested = false;
   private bytesSinceAckRequest = 0;
@@ -94,6 +96,7 @@ export class DataPath {
     private readonly resumeInput: () => void,
   ) {
     this.writer = new FrameWriter(socket, copyThreshold);
+    this.flushBytes = socket.writableHighWaterMark;
     socket.on('drain', () => {
       this.blocked = false;
       this.flush();
@@ -113,7 +116,7 @@ export class DataPath {
     this.unsent.push(request);
     // A read request carries no payload of ours.
     if (request.op !== 'rdma-read') this.unflushedBytes += request.length;
-    if (this.unflushedBytes >= this.socket.writableHighWaterMark && !this.blocked) return this.flush();
+    if (this.unflushedBytes >= this.flushBytes && !this.blocked) return this.flush();
     this.scheduleFlush();
   }
 

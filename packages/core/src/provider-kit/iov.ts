@@ -18,42 +18,54 @@ export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number
   let total = 0;
   for (let i = 0; i < iov.length; i++) {
     const seg: unknown = iov[i];
-    if (typeof seg !== 'object' || seg === null) throw segmentError(argument, i, seg, pz, need);
-    const { lmr, offset, length } = seg as { lmr: unknown; offset: unknown; length: unknown };
-    // The common case checks without building the segment's name: that is left to the error path.
-    const fine =
-      isKitLmr(lmr) && !lmr.freed && lmr.pz === pz && (lmr.access & need) === need &&
-      typeof offset === 'number' && Number.isSafeInteger(offset) && offset >= 0 &&
-      typeof length === 'number' && Number.isSafeInteger(length) && length >= 0 &&
-      offset + length <= lmr.length;
-    if (!fine) throw segmentError(argument, i, seg, pz, need);
-    total += length;
+    const problem = segmentProblem(argument, i, seg, pz, need);
+    if (problem !== undefined) throw problem;
+    total += (seg as { length: number }).length;
   }
   return total;
 }
 
-/** What is wrong with segment `i` of an iov that failed `checkIov`'s test. */
-function segmentError(argument: string, i: number, seg: unknown, pz: KitPz, need: number): DatError {
-  const name = `${argument}[${i}]`;
+/** `${argument}[${i}]`: built only when a segment is reported, never on the post path. */
+function segmentName(argument: string, i: number): string {
+  return `${argument}[${i}]`;
+}
+
+/** What is wrong with segment `i` of an iov, or undefined when it is fine. */
+function segmentProblem(argument: string, i: number, seg: unknown, pz: KitPz, need: number): DatError | undefined {
   if (typeof seg !== 'object' || seg === null) {
+    const name = segmentName(argument, i);
     return new DatError(DatStatus.INVALID_PARAMETER, `${name} must be { lmr, offset, length }, got ${describe(seg)}`, { argument: name });
   }
   const { lmr, offset, length } = seg as { lmr: unknown; offset: unknown; length: unknown };
   if (!isKitLmr(lmr)) {
+    const name = segmentName(argument, i);
     return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr must be an LMR of this IA, got ${describe(lmr)}`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
   }
-  if (lmr.freed) return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr has been freed`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
-  if (lmr.pz !== pz) return new DatError(DatStatus.PROTECTION_VIOLATION, `${name}.lmr belongs to another protection zone than the endpoint`, { argument: `${name}.lmr` });
+  if (lmr.freed) {
+    const name = segmentName(argument, i);
+    return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr has been freed`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
+  }
+  if (lmr.pz !== pz) {
+    const name = segmentName(argument, i);
+    return new DatError(DatStatus.PROTECTION_VIOLATION, `${name}.lmr belongs to another protection zone than the endpoint`, { argument: `${name}.lmr` });
+  }
   if ((lmr.access & need) !== need) {
+    const name = segmentName(argument, i);
     return new DatError(DatStatus.PRIVILEGES_VIOLATION, `${name}.lmr lacks the local right 0x${need.toString(16)} (registered with 0x${lmr.access.toString(16)})`, { argument: `${name}.lmr` });
   }
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
+    const name = segmentName(argument, i);
     return new DatError(DatStatus.INVALID_PARAMETER, `${name}.offset must be an integer >= 0, got ${describe(offset)}`, { argument: `${name}.offset` });
   }
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
+    const name = segmentName(argument, i);
     return new DatError(DatStatus.INVALID_PARAMETER, `${name}.length must be an integer >= 0, got ${describe(length)}`, { argument: `${name}.length` });
   }
-  return new DatError(DatStatus.PROTECTION_VIOLATION, `${name} [${offset}, ${offset + length}) lies outside its LMR of ${lmr.length} bytes`, { argument: name });
+  if (offset + length > lmr.length) {
+    const name = segmentName(argument, i);
+    return new DatError(DatStatus.PROTECTION_VIOLATION, `${name} [${offset}, ${offset + length}) lies outside its LMR of ${lmr.length} bytes`, { argument: name });
+  }
+  return undefined;
 }
 
 /**

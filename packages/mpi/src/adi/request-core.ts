@@ -10,7 +10,7 @@ export class RequestCore {
   done = false;
   status: Status | undefined;
   error: MpiError | undefined;
-  /** Set when a persistent user handle has already reported this request's outcome (free after wait). */
+  /** Made by the first `wait()` before completion (see the class comment). */
   #promise: Promise<Status> | undefined;
   #resolve: ((status: Status) => void) | undefined;
   #reject: ((error: MpiError) => void) | undefined;
