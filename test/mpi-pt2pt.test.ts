@@ -16,6 +16,8 @@ const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 const KILL_AFTER_MS = 90_000;
+/** Blocking sends up to 64 KiB complete from a copy (mpi.bounceLimit is off by default). */
+const BOUNCE_ON = { DAPL_MPI_BOUNCE_LIMIT: '65536' };
 
 function passed(ran: Ran): string[] {
   expect(ran.stderr, ran.stderr).toBe('');
@@ -52,6 +54,12 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(off)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
   });
 
+  it('blocking sends between the eager and bounce limits complete from a copy (a pool of 4); non-blocking, synchronous, buffered and larger ones are not copied; and with the copy off', async () => {
+    const [on, off] = await Promise.all([run(2, 'bounce', BOUNCE_ON), run(2, 'bounce')]);
+    expect(passed(on)).toEqual(['rank 0: blocking sends ok', 'rank 1: blocking receives ok']);
+    expect(passed(off)).toEqual(['rank 0: blocking sends ok', 'rank 1: blocking receives ok']);
+  });
+
   it('wildcards, non-overtaking order, probe then recv, cancel, sendrecvReplace, 500 outstanding receives (5 ranks)', async () => {
     expect(passed(await run(5, 'matching'))).toEqual(ranks(5, () => 'matching ok'));
   });
@@ -85,7 +93,7 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
 });
 
 describe('MPI point-to-point on tcp with one process per rank (dapl run)', () => {
-  const run = (n: number, program: string) => daplRun(['-n', String(n), fixture(program)], {}, KILL_AFTER_MS);
+  const run = (n: number, program: string, env: Record<string, string> = {}) => daplRun(['-n', String(n), fixture(program)], env, KILL_AFTER_MS);
 
   it('modes and sizes (2 processes)', async () => {
     expect(passed(await run(2, 'modes'))).toEqual(['rank 1: modes ok (83 transfers checked)']);
@@ -97,8 +105,10 @@ describe('MPI point-to-point on tcp with one process per rank (dapl run)', () =>
     expect(passed(errors)).toEqual(ranks(2, () => 'errors ok (38 cases)'));
   });
 
-  it('receiver-initiated rendezvous (2 processes)', async () => {
-    expect(passed(await run(2, 'advertised'))).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
+  it('receiver-initiated rendezvous and blocking sends from a copy (2 processes each)', async () => {
+    const [advertised, bounce] = await Promise.all([run(2, 'advertised'), run(2, 'bounce', BOUNCE_ON)]);
+    expect(passed(advertised)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
+    expect(passed(bounce)).toEqual(['rank 0: blocking sends ok', 'rank 1: blocking receives ok']);
   });
 });
 
@@ -127,13 +137,14 @@ describe('MPI jobs tell what they are doing', () => {
   });
 
   it('DAPL_MPI_PROTOCOL_INFO=1 prints which protocol serves which sizes, once (rank 0)', async () => {
-    const ran = await daplRun(['-n', '2', '--provider', 'combuf', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_PROTOCOL_INFO: '1', DAPL_MPI_EAGER_LIMIT: '4096' });
+    const ran = await daplRun(['-n', '2', '--provider', 'combuf', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_PROTOCOL_INFO: '1', DAPL_MPI_EAGER_LIMIT: '4096', ...BOUNCE_ON });
     expect(ran.code).toBe(0);
     const info = ran.stdout.split('\n').filter((l) => l.startsWith('mpi: '));
     expect(info).toEqual([
       'mpi: device rdma on provider combuf: 64 eager buffers of 4096 B per peer, 64 send buffers',
       'mpi: 0..4096 B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)',
       'mpi: 4097.. B: rendezvous by RDMA read (the receiver pulls into the user buffer, then FIN)',
+      'mpi: 4097..65536 B by a blocking send (send, rsend): copied into a library buffer, the send complete at once, the copy sent as above',
       'mpi: 4097.. B into a receive posted before its message (contiguous, named source and tag): receiver-initiated; the receive is advertised and the sender writes into it with immediate, also when its RTS went first',
     ]);
   });

@@ -41,8 +41,8 @@ export class PointToPoint implements DeviceHost {
     return this.#device!;
   }
 
-  isend(peer: number, context: number, source: number, tag: number, data: BufferSpan, mode: SendMode): SendRequest {
-    const request = new SendRequest(peer, context, source, tag, data, mode);
+  isend(peer: number, context: number, source: number, tag: number, data: BufferSpan, mode: SendMode, blocking = false): SendRequest {
+    const request = new SendRequest(peer, context, source, tag, data, mode, blocking);
     const lost = this.#lost.get(peer);
     if (lost !== undefined) request.fail(lost);
     else this.#device!.send(request);

@@ -28,6 +28,8 @@ export class SendRequest extends RequestCore {
     readonly tag: number,
     readonly data: BufferSpan,
     readonly mode: SendMode,
+    /** The caller waits for this send alone before going on (MPI_Send): the device may copy the data and complete it at once. */
+    readonly blocking = false,
   ) {
     super();
   }

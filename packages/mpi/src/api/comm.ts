@@ -83,7 +83,7 @@ export class Comm {
   // ---- sends --------------------------------------------------------------------------------
 
   async send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
-    await this.isend(buf, dest, tag, options).wait();
+    await this.#send(buf, dest, tag, options, true).wait();
   }
 
   async ssend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
@@ -91,7 +91,7 @@ export class Comm {
   }
 
   async rsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' }).wait();
+    await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' }, true).wait();
   }
 
   async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
@@ -112,6 +112,11 @@ export class Comm {
 
   /** Start a send in any mode (`options.mode`, default standard). */
   isend(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Request {
+    return this.#send(buf, dest, tag, options, false);
+  }
+
+  /** `blocking`: the caller waits for this send alone (send, rsend), so the device may buffer it. */
+  #send(buf: ArrayBufferView, dest: number, tag: number, options: SendOptions | undefined, blocking: boolean): Request {
     this.#check();
     const o = requireOptions<SendOptions>(options, 'options');
     const mode = MODES[o.mode ?? 'standard'];
@@ -122,12 +127,12 @@ export class Comm {
     const t = requireTag(tag, 'tag');
     const span = bufferSpan(buf, o, 'buf');
     if (to === PROC_NULL) return completed(Status.EMPTY);
-    return this.#startSend(span, to, t, mode, this.#context);
+    return this.#startSend(span, to, t, mode, this.#context, blocking);
   }
 
-  #startSend(span: BufferSpan, dest: number, tag: number, mode: SendMode, context: number): Request {
+  #startSend(span: BufferSpan, dest: number, tag: number, mode: SendMode, context: number, blocking = false): Request {
     const peer = this.#group.worldRanks[dest];
-    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode), undefined, this.#state.job.runtime);
+    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode, blocking), undefined, this.#state.job.runtime);
     // Buffered: pack into the attached buffer, send the copy in standard mode, free the copy when sent.
     const attached = this.#state.attached;
     if (attached === undefined) {

@@ -11,6 +11,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     max: 1 << 20,
     help: 'largest message (bytes) sent eagerly through pre-registered buffers; larger ones use rendezvous',
   },
+  {
+    name: 'bounceLimit',
+    type: 'integer',
+    default: 0,
+    min: 0,
+    max: 16 << 20,
+    help: 'largest message above eagerLimit that a blocking send (send, rsend) copies into a library buffer and completes at once, so the caller goes on without waiting for the transfer (one copy instead of a round trip); 0 (the default): never',
+  },
   { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
   {
@@ -43,6 +51,7 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
 export interface MpiParameters {
   readonly device: 'rdma';
   readonly eagerLimit: number;
+  readonly bounceLimit: number;
   readonly credits: number;
   readonly sendBuffers: number;
   readonly unexpectedLimit: number;
