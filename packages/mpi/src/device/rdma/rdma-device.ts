@@ -220,20 +220,25 @@ export class RdmaDevice implements Device {
    * 3-4x DAT's time. Undefined: send the request itself (no buffer free, or not such a send).
    */
   #bounce(request: SendRequest): SendRequest | undefined {
+    if (!request.blocking) return undefined;
     const data = request.data;
-    const size = data.size;
-    if (!request.blocking || size <= this.#params.eagerLimit || size > this.#params.bounceLimit) return undefined;
+    if (data.size <= this.#params.eagerLimit || data.size > this.#params.bounceLimit) return undefined;
     if (request.mode !== SendMode.STANDARD && request.mode !== SendMode.READY) return undefined;
     const buffer = this.#bounceBuffers.take();
     if (buffer === undefined) return undefined;
-    const copy = buffer.subarray(0, size);
-    packInto(data, copy);
-    this.#clock.chargeCopy(size);
+    const copy = buffer.subarray(0, data.size);
+    this.#packCharged(data, copy);
     this.#counts.bouncedSends++;
     const wire = new SendRequest(request.peer, request.context, request.source, request.tag, byteSpan(copy), request.mode);
     wire.onDone(() => this.#bounceBuffers.give(buffer));
     request.complete(sendStatus);
     return wire;
+  }
+
+  /** Copy (gather) a span's packed bytes into `out`, the copy charged to the clock: an eager or a bounced send. */
+  #packCharged(span: BufferSpan, out: Uint8Array): void {
+    if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, out, 0, out.length);
+    this.#clock.chargeCopy(span.size);
   }
 
   readonly #sendDone = (): void => {
@@ -318,8 +323,7 @@ export class RdmaDevice implements Device {
         const sync = item.mode === SendMode.SYNCHRONOUS;
         h.kind = sync ? MessageKind.EAGER_SYNC : MessageKind.EAGER;
         if (sync) item.id = h.senderRequest = this.#sendTable.add(item);
-        if (data.size > 0) packInto(data, slot.payload(data.size));
-        this.#clock.chargeCopy(data.size);
+        this.#packCharged(data, slot.payload(data.size));
         length += data.size;
         this.#counts.eagerSends++;
       } else {
@@ -968,11 +972,6 @@ export class RdmaDevice implements Device {
 const NO_DATA: readonly never[] = [];
 /** What a completed send reports (MPI leaves a send's status undefined; ours is the empty one). */
 const sendStatus = Status.EMPTY;
-
-/** Copy (gather) a span's first `length` packed bytes into `out`. */
-function packInto(span: BufferSpan, out: Uint8Array): void {
-  packRange(span.program, span.count, span.bytes, span.offset, 0, out, 0, out.length);
-}
 
 /** Scatter `length` packed bytes from `payload` into a span. */
 function unpackFrom(span: BufferSpan, payload: Uint8Array, length: number): void {
