@@ -5,8 +5,10 @@
 // libraries over uDAPL post them); the MPI and DAT rounds alternate; figures are medians over rounds;
 // ratio = MPI / DAT. osu_bw and osu_bibw count windows as OSU does (100 timed after 10 skipped up to
 // 8 KiB; 20 after 2 above), the skipped ones first in the same loop; each size's timed rounds follow
-// an untimed pair, and a test's first size follows --warmup seconds of them (a cold stream on this
-// host takes 2-4 s to reach its steady rate). Collectives (osu_barrier, osu_bcast, osu_allreduce;
+// an untimed pair, and a test's first size, and the first size of each MPI protocol range (above
+// the eager limit; above the bounce limit in osu_latency), follows --warmup seconds of them: a cold
+// stream on this host takes 2-4 s to reach its steady rate, and a protocol's code runs interpreted
+// for its first ~1,000-2,000 messages (V8 tiers a function up by the bytecode it has run). Collectives (osu_barrier, osu_bcast, osu_allreduce;
 // all ranks): the average latency over iterations, the maximum over ranks, median over rounds. On a
 // simulated provider the times are virtual (deterministic).
 //
@@ -32,11 +34,13 @@ osu_barrier, osu_bcast, osu_allreduce over all ranks.
   --min-size BYTES   smallest message (default 1)
   --max-size BYTES   largest message (default 4194304)
   --rounds N         alternating MPI / DAT rounds per size (default 5; 1 on a simulated provider)
-  --warmup S         at the first size of each test, untimed MPI / DAT round pairs for at least
-                     S seconds before the timed ones (default 3 on tcp; 0 in virtual time and with
-                     --quick): on this host a stream reaches its steady rate only after 2-4 s (MPI
-                     and DAT alike), so a test that started cold would time the start-up. Every
-                     size also gets one untimed pair, as OSU's skip iterations.
+  --warmup S         at the first size of each test and the first size of each MPI protocol range
+                     (above the eager limit; above the bounce limit in osu_latency), untimed MPI /
+                     DAT round pairs for at least S seconds before the timed ones (default 3 on
+                     tcp; 0 in virtual time and with --quick): on this host a stream reaches its
+                     steady rate only after 2-4 s (MPI and DAT alike), and a protocol's code runs
+                     interpreted for its first ~1,000-2,000 messages, so a size timed cold would time
+                     the start-up. Every size also gets one untimed pair, as OSU's skip iterations.
   --window N         messages in flight for bw and bibw (default 64)
   --quick            fewer iterations
   -h, --help         this text`;
@@ -71,6 +75,21 @@ async function benchmark() {
   const only = new Set(values.only.split(','));
   const sizes = [];
   for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
+  const { eagerLimit, bounceLimit } = mpi.parameters;
+  /**
+   * Seconds of untimed pairs before size `sizes[position]`: the warm-up at a test's first size and
+   * where the MPI protocol changes (past `limits`), since V8 tiers each protocol's code up only
+   * after it has run a while.
+   */
+  const warmupAt = (position, limits) => {
+    const n = sizes[position];
+    const previous = sizes[position - 1];
+    const crosses = position === 0 || limits.some((limit) => previous <= limit && n > limit);
+    return crosses ? warmupSeconds : 0;
+  };
+  // osu_latency's blocking sends are copied up to the bounce limit; the windows' isends never are.
+  const latencyLimits = bounceLimit > eagerLimit ? [eagerLimit, bounceLimit] : [eagerLimit];
+  const windowLimits = [eagerLimit];
   /**
    * MPI and DAT rounds alternating (both ranks start each MPI round together); the median time of
    * each. Untimed pairs go first, as OSU's skip iterations — at least one, and more until rank 0 has
@@ -118,7 +137,7 @@ async function benchmark() {
   const header = (title, unit) => {
     if (rank !== 0) return;
     process.stdout.write(`# OSU MPI ${title} Test (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}${simulated ? ', virtual time' : ''})\n`);
-    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size); ratio = MPI / DAT\n`);
+    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size and at each protocol's first); ratio = MPI / DAT\n`);
     process.stdout.write(`# Size${' '.repeat(6)}${unit.padStart(16)}${`DAT ${unit.split(' ')[1] ?? ''}`.padStart(16)}${'ratio'.padStart(9)}\n`);
   };
   const row = (n, mpiValue, datValue) => {
@@ -145,7 +164,7 @@ async function benchmark() {
           }
         },
         () => dat.pingPong(n, iters),
-        position === 0 ? warmupSeconds : 0,
+        warmupAt(position, latencyLimits),
       );
       row(n, (mpiTime * 1e6) / (2 * iters), (datTime * 1e6) / (2 * iters));
     }
@@ -172,7 +191,7 @@ async function benchmark() {
             }
           }),
         () => dat.stream(n, iters, window, skip),
-        position === 0 ? warmupSeconds : 0,
+        warmupAt(position, windowLimits),
       );
       const bytes = n * window * iters;
       row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
@@ -194,7 +213,7 @@ async function benchmark() {
             await Request.waitAll(reqs);
           }),
         () => dat.bistream(n, iters, window, skip),
-        position === 0 ? warmupSeconds : 0,
+        warmupAt(position, windowLimits),
       );
       const bytes = 2 * n * window * iters;
       row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
