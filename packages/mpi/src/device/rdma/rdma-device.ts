@@ -18,6 +18,8 @@ import { SharedExposures } from './shared-exposures.js';
 import { BounceBuffers } from './bounce-buffers.js';
 import { byteSpan, type BufferSpan } from '../../adi/transfer.js';
 import { makeSlots, type Slot } from './slot.js';
+import type { Arrival } from './arrival.js';
+import { UnexpectedData } from './unexpected-data.js';
 
 /** Blocking sends in flight at once that may be copied (more go zero-copy): concurrent MPI_Sends are few. */
 const BOUNCE_BUFFERS = 4;
@@ -25,27 +27,6 @@ const BOUNCE_BUFFERS = 4;
 const MAX_CHUNK = 1 << 30;
 /** KVS key of a rank's doorbell window. */
 const BELL_KEY = 'mpi-bell';
-
-/** An arrived message's device record. */
-interface Arrival {
-  /** The receive buffer holding eager data, until it is re-posted. */
-  slot: Slot | undefined;
-  /** The endpoint the message arrived on (replies and re-posts go there). */
-  readonly ep: Endpoint;
-  readonly link: PeerLink;
-  readonly senderRequest: number;
-  /** RTS by read: where the sender exposed the data. */
-  readonly remote: RmrTriplet | undefined;
-  /** Eager data copied out of its buffer (counted in the unexpected bytes until consumed). */
-  copied: boolean;
-  /** Written straight into this advertised receive (receiver-initiated rendezvous). */
-  readonly advertised?: RecvRequest;
-  /** The message's epoch and ordinal among its context and tag's messages from this peer. */
-  readonly epoch: number;
-  readonly ordinal: number;
-  /** An RTS whose sender writes into the receive it matches if that receive's advertisement reaches it. */
-  readonly claimable?: boolean;
-}
 
 /** A receive advertised to its sender: its buffer is exposed for the sender's RDMA write. */
 class AdvertisedRecv {
@@ -144,7 +125,8 @@ export class RdmaDevice implements Device {
   readonly #bounceBuffers: BounceBuffers;
   #drained: (() => void)[] = [];
   #closed = false;
-  readonly #counts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, unexpectedBytes: 0, peakUnexpectedBytes: 0, heldMessages: 0, peakHeldMessages: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0 };
+  readonly #counts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0 };
+  readonly #unexpected: UnexpectedData;
 
   constructor(params: MpiParameters, host: DeviceHost, clock: Clock) {
     this.#params = params;
@@ -152,6 +134,7 @@ export class RdmaDevice implements Device {
     this.#clock = clock;
     this.#slotBytes = HEADER_BYTES + params.eagerLimit;
     this.#bounceBuffers = new BounceBuffers(BOUNCE_BUFFERS, params.bounceLimit);
+    this.#unexpected = new UnexpectedData(params.unexpectedLimit, clock, (slot, ep, link) => this.#repost(slot, ep, link));
   }
 
   /** Connections' `prepare` hook: post this peer's receive buffers on a new endpoint before it connects. */
@@ -623,7 +606,7 @@ export class RdmaDevice implements Device {
     if (message.payload !== undefined) {
       if (length > 0) unpackFrom(request.data, message.payload, length);
       this.#clock.chargeCopy(length);
-      this.#release(message, arrival);
+      this.#unexpected.release(message, arrival);
       if (message.synchronous) this.#ring(arrival.ep, arrival.link, ImmediateKind.SYNC_ACK, arrival.senderRequest);
       return request.finish(message.source, message.tag, message.size);
     }
@@ -760,52 +743,17 @@ export class RdmaDevice implements Device {
   keep(message: IncomingMessage): void {
     const arrival = message.deviceState as Arrival;
     if (arrival.advertised !== undefined) return this.#failLink(arrival.link, misdirected(arrival.link.peer, message));
-    if (arrival.slot === undefined || message.payload === undefined) return;
-    const c = this.#counts;
-    if (c.unexpectedBytes + message.size <= this.#params.unexpectedLimit) return this.#copyOut(message, arrival);
-    // Over the bound: leave the data in the receive buffer; the sender runs out of credits and waits.
-    arrival.link.held.push(message);
-    if (++c.heldMessages > c.peakHeldMessages) c.peakHeldMessages = c.heldMessages;
-  }
-
-  #copyOut(message: IncomingMessage, arrival: Arrival): void {
-    message.payload = message.payload!.slice();
-    this.#clock.chargeCopy(message.size);
-    const c = this.#counts;
-    c.unexpectedBytes += message.size;
-    if (c.unexpectedBytes > c.peakUnexpectedBytes) c.peakUnexpectedBytes = c.unexpectedBytes;
-    const slot = arrival.slot!;
-    arrival.slot = undefined;
-    arrival.copied = true;
-    this.#repost(slot, arrival.ep, arrival.link);
-  }
-
-  /** A message's data is consumed: re-post its buffer, or forget its copy. */
-  #release(message: IncomingMessage, arrival: Arrival): void {
-    const slot = arrival.slot;
-    if (slot !== undefined) {
-      arrival.slot = undefined;
-      const held = arrival.link.held;
-      const at = held.indexOf(message);
-      if (at >= 0) {
-        // Held messages are consumed oldest first in the common case: index 0.
-        held.splice(at, 1);
-        this.#counts.heldMessages--;
-      }
-      this.#repost(slot, arrival.ep, arrival.link);
-    } else if (arrival.copied) {
-      this.#counts.unexpectedBytes -= message.size;
-    }
+    this.#unexpected.keep(message, arrival);
   }
 
   receivePosted(peer: number | undefined, request?: RecvRequest): void {
     if (request !== undefined && this.#advertise) this.#advertiseReceive(request);
-    if (this.#counts.heldMessages === 0) return;
+    if (this.#unexpected.held === 0) return;
     // A receive waits and matched nothing: what it waits for may be behind buffers held for that
     // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
     // progress is guaranteed; other peers stay held.
-    if (peer !== undefined) return this.#unhold(this.#links[peer]);
-    for (const link of this.#links) this.#unhold(link);
+    if (peer !== undefined) return this.#unexpected.unhold(this.#links[peer]);
+    for (const link of this.#links) this.#unexpected.unhold(link);
   }
 
   /**
@@ -889,17 +837,9 @@ export class RdmaDevice implements Device {
     return true;
   }
 
-  #unhold(link: PeerLink | undefined): void {
-    if (link === undefined || link.held.length === 0) return;
-    for (const message of link.held.splice(0)) {
-      this.#counts.heldMessages--;
-      this.#copyOut(message, message.deviceState as Arrival);
-    }
-  }
-
   discard(message: IncomingMessage): void {
     const arrival = message.deviceState as Arrival;
-    if (message.payload !== undefined) return this.#release(message, arrival);
+    if (message.payload !== undefined) return this.#unexpected.release(message, arrival);
     // A rendezvous request nobody will receive: let the sender finish.
     if (arrival.remote !== undefined) this.#ring(arrival.ep, arrival.link, ImmediateKind.FIN_READ, arrival.senderRequest);
   }
@@ -957,7 +897,8 @@ export class RdmaDevice implements Device {
   }
 
   counters(): Readonly<Record<string, number>> {
-    return { ...this.#counts, registrations: this.#cache?.registrations ?? 0, sendsInFlight: this.#inFlight };
+    const u = this.#unexpected;
+    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#cache?.registrations ?? 0, sendsInFlight: this.#inFlight };
   }
 
   async close(): Promise<void> {
