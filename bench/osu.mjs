@@ -7,10 +7,11 @@
 // 8 KiB; 20 after 2 above), the skipped ones first in the same loop; each size's timed rounds follow
 // an untimed pair, and a test's first size, and the first size of each MPI protocol range (above
 // the eager limit; above the bounce limit in osu_latency), follows --warmup seconds of them: a cold
-// stream on this host takes 2-4 s to reach its steady rate, and a protocol's code runs interpreted
-// for its first ~1,000-2,000 messages (V8 tiers a function up by the bytecode it has run). Collectives (osu_barrier, osu_bcast, osu_allreduce;
-// all ranks): the average latency over iterations, the maximum over ranks, median over rounds. On a
-// simulated provider the times are virtual (deterministic).
+// stream on this host takes 2-4 s to reach its steady rate, and a protocol's code runs unoptimized
+// for its first ~1,000-2,000 messages (V8 tiers a function up by the bytecode it has run).
+// Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average latency over
+// iterations, the maximum over ranks, median over rounds. On a simulated provider the times are
+// virtual (deterministic).
 //
 //   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce] [--warmup S]
 //
@@ -39,7 +40,7 @@ osu_barrier, osu_bcast, osu_allreduce over all ranks.
                      DAT round pairs for at least S seconds before the timed ones (default 3 on
                      tcp; 0 in virtual time and with --quick): on this host a stream reaches its
                      steady rate only after 2-4 s (MPI and DAT alike), and a protocol's code runs
-                     interpreted for its first ~1,000-2,000 messages, so a size timed cold would time
+                     unoptimized for its first ~1,000-2,000 messages, so a size timed cold would time
                      the start-up. Every size also gets one untimed pair, as OSU's skip iterations.
   --window N         messages in flight for bw and bibw (default 64)
   --quick            fewer iterations
