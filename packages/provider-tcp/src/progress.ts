@@ -76,6 +76,10 @@ export class DataPath {
   /** The peer flagged a request it wants acknowledged (and no frame of ours has carried the ack yet). */
   private ackRequested = false;
   private bytesSinceAckRequest = 0;
+  /** A request posted with `localCompletion` has been written since the last local completion. */
+  private localWritten = false;
+  /** The newest request completed locally (0: none), so a later refusal of it is told apart. */
+  private lastLocalSeq = 0;
   private blocked = false;
   private closing = false;
   private closed = false;
@@ -185,7 +189,24 @@ export class DataPath {
     if (!w.end()) {
       this.blocked = true;
     }
+    // Everything written is in the kernel now (Node holds nothing back): requests that asked for
+    // local completion may complete, in post order, without waiting for the peer's acknowledgement.
+    // Otherwise they wait for the drain, whose flush comes back here, or for the acknowledgement.
+    if (this.localWritten && this.socket.writableLength === 0) {
+      this.localWritten = false;
+      queueMicrotask(this.completeLocal);
+    }
   }
+
+  /** Complete the oldest requests while they asked for local completion and have left in full. */
+  private readonly completeLocal = (): void => {
+    const written = this.lastSentSeq;
+    // A read is never complete before its response: its data lands here.
+    for (let head = this.host.peekRequest(); head !== undefined && head.localCompletion && head.op !== 'rdma-read' && !seqBefore(written, head.seq); head = this.host.peekRequest()) {
+      this.lastLocalSeq = head.seq;
+      this.host.completeRequest(DtoStatus.SUCCESS);
+    }
+  };
 
   private writeRequest(w: FrameWriter, req: DtoRequest): void {
     const type = OP_FRAME[req.op];
@@ -214,6 +235,7 @@ export class DataPath {
     this.ackOwed = false;
     this.ackRequested = false;
     this.lastSentSeq = req.seq;
+    if (req.localCompletion) this.localWritten = true;
     if (!isRead) {
       for (const seg of req.iov) w.payload(seg.lmr.bytes, seg.offset, seg.length);
     }
@@ -332,6 +354,10 @@ export class DataPath {
   }
 
   private onNak(h: TcpFrameHeader): FrameSink {
+    if (this.lastLocalSeq !== 0 && !seqBefore(this.lastLocalSeq, h.seq)) {
+      const { status, reason } = nakStatusToCompletion(h.status);
+      throw new ProtocolError(`the peer refused request ${h.seq} (${status}${reason === undefined ? '' : `, ${reason}`}) after it had completed locally`);
+    }
     const problem = this.completeBefore(h.seq);
     if (problem !== undefined) throw new ProtocolError(problem);
     const head = this.host.peekRequest();

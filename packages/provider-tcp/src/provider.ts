@@ -44,6 +44,8 @@ export const tcpProvider: DatProvider = {
         address,
         limits: tcpLimits(params),
         capabilities: effectiveCapabilities(TCP_CAPABILITIES.dto, options.capabilities),
+        // A request is done with its memory once Node has handed the bytes to the kernel.
+        localCompletion: true,
         parameters: params as unknown as Record<string, unknown>,
         logger: logger.child({ component: 'provider-tcp:Ia' }),
         defaultConnectTimeoutMs: params.connectTimeoutMs,

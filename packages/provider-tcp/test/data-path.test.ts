@@ -37,7 +37,7 @@ class RecordingSocket extends EventEmitter {
 }
 
 let seq = 0;
-function request(op: DtoRequest['op'], length: number): DtoRequest {
+function request(op: DtoRequest['op'], length: number, localCompletion = false): DtoRequest {
   const lmr = { bytes: new Uint8Array(length) } as unknown as DtoRequest['iov'][number]['lmr'];
   return {
     op,
@@ -48,6 +48,7 @@ function request(op: DtoRequest['op'], length: number): DtoRequest {
     immediate: 0,
     seq: ++seq,
     signaled: true,
+    localCompletion,
   };
 }
 
@@ -94,5 +95,62 @@ describe('tcp data path output', () => {
     socket.writableLength = 0;
     socket.emit('drain');
     expect(socket.frames()).toHaveLength(8);
+  });
+});
+
+describe('tcp data path, local completion', () => {
+  /** A data path whose host keeps its outstanding requests in post order and records what completes. */
+  function withRequests(): { path: DataPath; socket: RecordingSocket; submit: (r: DtoRequest) => void; completed: number[] } {
+    const socket = new RecordingSocket();
+    const outstanding: DtoRequest[] = [];
+    const completed: number[] = [];
+    const host = {
+      peekRequest: () => outstanding[0],
+      completeRequest: () => completed.push(outstanding.shift()!.seq),
+    } as unknown as DataPathHost;
+    const path = new DataPath(socket as unknown as Socket, host, 4096, () => {});
+    return { path, socket, completed, submit: (r) => (outstanding.push(r), path.submit(r)) };
+  }
+
+  it('completes requests that asked for it once the socket has taken all that was written, in post order', async () => {
+    const { socket, submit, completed } = withRequests();
+    const a = request('rdma-write', 1000, true);
+    const b = request('send', 1000, true);
+    submit(a);
+    submit(b);
+    await nextTurn();
+    expect(socket.frames()).toEqual([FrameType.RDMA_WRITE, FrameType.SEND]);
+    // Node still holds the bytes (the recording socket never drains by itself): the caller's memory is still in use.
+    expect(completed).toEqual([]);
+    socket.writableLength = 0;
+    socket.emit('drain');
+    await Promise.resolve();
+    expect(completed).toEqual([a.seq, b.seq]);
+  });
+
+  it('leaves a plain request and everything behind it to the acknowledgement', async () => {
+    const { socket, submit, completed } = withRequests();
+    const local = request('rdma-write', 100, true);
+    const plain = request('rdma-write', 100);
+    const after = request('rdma-write', 100, true);
+    submit(local);
+    submit(plain);
+    submit(after);
+    socket.writableLength = 0;
+    await nextTurn();
+    socket.writableLength = 0;
+    socket.emit('drain');
+    await Promise.resolve();
+    expect(completed).toEqual([local.seq]);
+  });
+
+  it('never completes a read early (its data has not arrived)', async () => {
+    const { socket, submit, completed } = withRequests();
+    submit(request('rdma-read', 100, true));
+    await nextTurn();
+    socket.writableLength = 0;
+    socket.emit('drain');
+    await Promise.resolve();
+    expect(completed).toEqual([]);
   });
 });

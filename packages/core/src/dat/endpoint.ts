@@ -47,6 +47,14 @@ export interface PostOptions {
    * otherwise, e.g. a reply, so a message costs one event instead of two.
    */
   readonly suppressCompletion?: boolean;
+  /**
+   * Sends and RDMA writes: the request may complete as soon as its source memory may be reused,
+   * before the target has confirmed it (libfabric's FI_INJECT_COMPLETE; an MPI send needs no more).
+   * A provider that cannot tell completes it as usual. An error the target finds after such a
+   * completion breaks the connection instead (`connection-broken` naming the request), so it is
+   * never silent. Reads ignore it: their data lands here.
+   */
+  readonly localCompletion?: boolean;
 }
 
 export interface RdmaWriteOptions extends PostOptions {

@@ -29,6 +29,12 @@ export interface IaAttributes {
   readonly address: string;
   readonly limits: IaLimits;
   readonly capabilities: readonly DtoCapability[];
+  /**
+   * Whether a send or write posted with `localCompletion` can complete before the target confirms
+   * it (tcp: once the kernel has the bytes). False where completion always waits for the target,
+   * as on InfiniBand-like hardware.
+   */
+  readonly localCompletion: boolean;
   readonly extensions: readonly ExtensionName[];
   /** The provider parameters in force, by name. */
   readonly parameters: Readonly<Record<string, unknown>>;

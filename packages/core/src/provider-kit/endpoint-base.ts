@@ -27,6 +27,8 @@ export interface DtoRequest {
   readonly seq: number;
   /** False when posted with `suppressCompletion`: success raises no event. */
   readonly signaled: boolean;
+  /** Posted with `localCompletion`: the provider may complete it once its source may be reused. */
+  readonly localCompletion: boolean;
 }
 
 export interface PostedRecv {
@@ -136,10 +138,10 @@ export abstract class EndpointBase implements Endpoint {
 
   postSend(iov: Iov, cookie: unknown, options?: PostOptions): void {
     this.checkPostable('postSend');
-    const signaled = signaledBy(options);
+    const flags = postFlags(options);
     const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
     this.checkLength(length, this.ia.limits.maxMessageSize, 'maxMessageSize');
-    this.enqueue('send', cookie, iov, length, undefined, 0, signaled);
+    this.enqueue('send', cookie, iov, length, undefined, 0, flags);
   }
 
   postRecv(iov: Iov, cookie: unknown): void {
@@ -159,24 +161,24 @@ export abstract class EndpointBase implements Endpoint {
 
   postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options: RdmaWriteOptions = {}): void {
     this.checkPostable('postRdmaWrite');
-    const signaled = signaledBy(options);
+    const flags = postFlags(options);
     const withImmediate = options.immediate !== undefined;
     this.requireCapability(withImmediate ? 'rdma-write-immediate' : 'rdma-write', 'postRdmaWrite');
     const immediate = withImmediate ? requireInteger(options.immediate, 'options.immediate', 0, 0xffffffff) : 0;
     const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
     this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
     checkRemote(remote, length);
-    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, iov, length, remote, immediate, signaled);
+    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, iov, length, remote, immediate, flags);
   }
 
   postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: PostOptions): void {
     this.checkPostable('postRdmaRead');
-    const signaled = signaledBy(options);
+    const flags = postFlags(options) & ~POST_LOCAL;
     this.requireCapability('rdma-read', 'postRdmaRead');
     const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRequestIov);
     this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
     checkRemote(remote, length);
-    this.enqueue('rdma-read', cookie, iov, length, remote, 0, signaled);
+    this.enqueue('rdma-read', cookie, iov, length, remote, 0, flags);
   }
 
   reset(): void {
@@ -324,11 +326,11 @@ export abstract class EndpointBase implements Endpoint {
     }
   }
 
-  private enqueue(op: RequestOp, cookie: unknown, iov: Iov, length: number, remote: RmrTriplet | undefined, immediate: number, signaled: boolean): void {
+  private enqueue(op: RequestOp, cookie: unknown, iov: Iov, length: number, remote: RmrTriplet | undefined, immediate: number, flags: number): void {
     if (this.requests.size >= this.attributes.maxRequestDtos) {
       throw new DatError(DatStatus.QUEUE_FULL, `${this.requests.size} requests are outstanding; the endpoint's maxRequestDtos is ${this.attributes.maxRequestDtos}`, { argument: 'ep' });
     }
-    const request: DtoRequest = { op, cookie, iov, length, remote, immediate, seq: this.nextSeq, signaled };
+    const request: DtoRequest = { op, cookie, iov, length, remote, immediate, seq: this.nextSeq, signaled: (flags & POST_SUPPRESS) === 0, localCompletion: (flags & POST_LOCAL) !== 0 };
     this.nextSeq = this.nextSeq === 0xffffffff ? 1 : this.nextSeq + 1;
     this.requests.push(request);
     this.submit(request);
@@ -348,15 +350,22 @@ function completion(
   return { type: 'dto-completion', ep, cookie, op, status, transferredLength, immediate, reason };
 }
 
-/** Whether a request posted with `options` raises an event on success. */
-function signaledBy(options: PostOptions | undefined): boolean {
-  if (options === undefined) return true;
+/** A request's completion options as bits (no object per post). */
+const POST_SUPPRESS = 1;
+const POST_LOCAL = 2;
+
+/** The completion flags of a request posted with `options`. */
+function postFlags(options: PostOptions | undefined): number {
+  if (options === undefined) return 0;
   requireObject(options, 'options');
-  const suppress = options.suppressCompletion;
-  if (suppress !== undefined && typeof suppress !== 'boolean') {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `options.suppressCompletion must be a boolean, got ${describe(suppress)}`, { argument: 'options.suppressCompletion' });
+  return (optionalBoolean(options.suppressCompletion, 'options.suppressCompletion') ? POST_SUPPRESS : 0) | (optionalBoolean(options.localCompletion, 'options.localCompletion') ? POST_LOCAL : 0);
+}
+
+function optionalBoolean(value: unknown, argument: string): boolean {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a boolean, got ${describe(value)}`, { argument });
   }
-  return suppress !== true;
+  return value === true;
 }
 
 function checkRemote(remote: unknown, length: number): void {

@@ -21,6 +21,8 @@ export interface IaBaseInit {
   readonly limits: IaLimits;
   /** The optional DTOs this IA offers (declared ∩ requested: see `effectiveCapabilities`). */
   readonly capabilities: readonly DtoCapability[];
+  /** The provider completes `localCompletion` requests early (see `IaAttributes.localCompletion`); default false. */
+  readonly localCompletion?: boolean;
   readonly extensions?: Partial<DatExtensions>;
   readonly parameters: Readonly<Record<string, unknown>>;
   readonly logger: Logger;
@@ -43,6 +45,7 @@ export abstract class IaBase implements InterfaceAdapter {
   readonly defaultConnectTimeoutMs: number;
   readonly rmrTable = new RmrTable();
   private readonly capabilitySet: ReadonlySet<DtoCapability>;
+  private readonly localCompletion: boolean;
   private readonly extensionMap: Partial<DatExtensions>;
   private readonly parameterValues: Readonly<Record<string, unknown>>;
   private readonly defaultEvdDepth: number;
@@ -59,6 +62,7 @@ export abstract class IaBase implements InterfaceAdapter {
     this.limits = init.limits;
     this.logger = init.logger;
     this.capabilitySet = new Set(init.capabilities);
+    this.localCompletion = init.localCompletion ?? false;
     this.extensionMap = init.extensions ?? {};
     this.parameterValues = init.parameters;
     this.defaultConnectTimeoutMs = init.defaultConnectTimeoutMs ?? 10_000;
@@ -91,6 +95,7 @@ export abstract class IaBase implements InterfaceAdapter {
       address: this.address,
       limits: this.limits,
       capabilities: DTO_CAPABILITIES.filter((c) => this.capabilitySet.has(c)),
+      localCompletion: this.localCompletion,
       extensions: EXTENSION_NAMES.filter((n) => this.extensionMap[n] !== undefined),
       parameters: this.parameterValues,
     };

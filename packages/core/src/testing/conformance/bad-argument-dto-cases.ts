@@ -78,6 +78,7 @@ export const DTO_CASES: readonly BadArgumentCase[] = [
   { name: 'postSend from an LMR without LOCAL_READ', scene: 'pair', status: S.PRIVILEGES_VIOLATION, argument: 'iov[0].lmr', call: (s) => s.side.ep.postSend([seg(s.side.pz.registerLmr(new Uint8Array(8), MemAccess.LOCAL_WRITE), 0, 8)], 's') },
   { name: 'postSend beyond maxRequestDtos', scene: 'pair', status: S.QUEUE_FULL, argument: 'ep', call: fillRequestQueue },
   { name: 'postSend with a non-boolean suppressCompletion', scene: 'pair', status: S.INVALID_PARAMETER, argument: 'options.suppressCompletion', call: (s) => s.side.ep.postSend([seg(s.mem.lmr, 0, 8)], 's', { suppressCompletion: bad('yes') }) },
+  { name: 'postRdmaWrite with a non-boolean localCompletion', scene: 'pair', needs: ['rdma-write'], status: S.INVALID_PARAMETER, argument: 'options.localCompletion', call: (s) => s.side.ep.postRdmaWrite([seg(s.mem.lmr, 0, 8)], 'w', s.remote, { localCompletion: bad(1) }) },
   { name: 'reset of a CONNECTED endpoint', scene: 'pair', status: S.INVALID_STATE, argument: 'ep', call: (s) => s.side.ep.reset() },
   { name: 'disconnect with options that are not an object', scene: 'pair', status: S.INVALID_PARAMETER, argument: 'options', call: (s) => s.side.ep.disconnect(bad('now')) },
   { name: 'postRdmaWrite with an immediate of 2^32', scene: 'pair', needs: ['rdma-write-immediate'], status: S.INVALID_PARAMETER, argument: 'options.immediate', call: (s) => s.side.ep.postRdmaWrite([seg(s.mem.lmr, 0, 8)], 'w', s.remote, { immediate: 2 ** 32 }) },

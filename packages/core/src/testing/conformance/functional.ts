@@ -1,5 +1,6 @@
 import type { Harness } from './harness.js';
 import { registerConnectionTests } from './functional-connection.js';
+import { registerLocalCompletionTests } from './functional-local-completion.js';
 import { registerRdmaTests } from './functional-rdma.js';
 import { registerSendTests } from './functional-send.js';
 
@@ -8,4 +9,5 @@ export function registerFunctionalTests(h: Harness): void {
   registerConnectionTests(h);
   registerSendTests(h);
   registerRdmaTests(h);
+  registerLocalCompletionTests(h);
 }

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import { DtoStatus, EpState, MemAccess, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter } from '@dapl/core';
+import { describe, expect, it } from 'vitest';
+import { tcpProvider } from '../src/index.js';
+
+async function next(evd: EventDispatcher): Promise<DatEvent> {
+  return evd.wait({ timeoutMs: 5_000 });
+}
+
+/** Two connected tcp endpoints in this process; `client` has one EVD for everything. */
+async function pair(): Promise<{ a: InterfaceAdapter; b: InterfaceAdapter; client: Endpoint; clientEvd: EventDispatcher; server: Endpoint }> {
+  const jobKey = randomBytes(32);
+  const a = await tcpProvider.openIa({ jobKey });
+  const b = await tcpProvider.openIa({ jobKey });
+  const serverEvd = a.createEvd();
+  const psp = await a.createPspAny(serverEvd);
+  const server = a.createEp(a.createPz(), { recv: serverEvd, request: serverEvd, connect: serverEvd });
+  const clientEvd = b.createEvd();
+  const client = b.createEp(b.createPz(), { recv: clientEvd, request: clientEvd, connect: clientEvd });
+  client.connect(a.address, psp.connQual);
+  const cr = await next(serverEvd);
+  if (cr.type !== 'connection-request') throw new Error(`expected a connection request, got ${cr.type}`);
+  cr.request.accept(server);
+  expect((await next(clientEvd)).type).toBe('connection-established');
+  return { a, b, client, clientEvd, server };
+}
+
+describe('tcp localCompletion', () => {
+  it('completes a write before the peer has acknowledged it, and a refusal found later breaks the connection, naming it', async () => {
+    const { a, b, client, clientEvd, server } = await pair();
+    try {
+      const target = new Uint8Array(64);
+      const readOnly = server.pz.createRmr().bind(server.pz.registerLmr(target, MemAccess.ALL), 0, 64, MemAccess.REMOTE_READ);
+      const src = client.pz.registerLmr(new Uint8Array(64).fill(7), MemAccess.LOCAL);
+      client.postRdmaWrite([{ lmr: src, offset: 0, length: 64 }], 'refused', readOnly, { localCompletion: true });
+      const done = await next(clientEvd);
+      // Completed on the write to the socket: the target has not even looked at it yet.
+      expect(done).toMatchObject({ type: 'dto-completion', cookie: 'refused', status: DtoStatus.SUCCESS });
+      const lost = await next(clientEvd);
+      expect(lost.type).toBe('connection-broken');
+      expect(lost.type === 'connection-broken' && lost.reason).toBe('protocol error: the peer refused request 1 (DAT_DTO_ERR_REMOTE_ACCESS, DAT_PRIVILEGES_VIOLATION) after it had completed locally');
+      expect(client.state).not.toBe(EpState.CONNECTED);
+      expect([...target]).toEqual(new Array(64).fill(0));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
