@@ -14,10 +14,10 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
   {
     name: 'bounceLimit',
     type: 'integer',
-    default: 64 * 1024,
+    default: 0,
     min: 0,
     max: 16 << 20,
-    help: 'largest message above eagerLimit that a blocking send (send, rsend) copies into a library buffer and completes at once, so the caller goes on without waiting for the transfer (one copy instead of a round trip); 0: never',
+    help: 'largest message above eagerLimit that a blocking send (send, rsend) copies into a library buffer and completes at once, so the caller goes on without waiting for the transfer (one copy instead of a round trip; pays where a write completes only when the peer acknowledges it, as on ib, lapi and combuf); 0 (the default): never',
   },
   { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
@@ -29,7 +29,7 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     max: 2 ** 31 - 1,
     help: 'bytes of unexpected eager data copied out of receive buffers; beyond it messages stay in the buffers and their senders wait for credits',
   },
-  { name: 'rendezvous', type: 'enum', values: ['auto', 'read', 'write'], default: 'auto', help: 'rendezvous by RDMA read (receiver pulls) or RDMA write (sender pushes after CTS); auto: read when the provider has it' },
+  { name: 'rendezvous', type: 'enum', values: ['auto', 'read', 'write'], default: 'auto', help: 'rendezvous by RDMA read (receiver pulls) or RDMA write (sender pushes after CTS); auto: read when the provider has it, unless its writes complete as soon as their bytes have left (tcp: write)' },
   {
     name: 'receiverInitiated',
     type: 'boolean',

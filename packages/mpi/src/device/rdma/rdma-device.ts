@@ -119,8 +119,13 @@ export class RdmaDevice implements Device {
   #maxIov = 1;
   #inFlight = 0;
   #writeSources: WriteSources | undefined;
-  /** Options of a rendezvous write, filled per post (the endpoint reads them during the call). */
-  readonly #writeOptions: { immediate: number | undefined } = { immediate: undefined };
+  /**
+   * Options of a rendezvous write, filled per post (the endpoint reads them during the call). A
+   * standard, ready or buffered send is complete once its buffer may be reused, so it asks for
+   * local completion (on tcp, the socket's write, not the peer's acknowledgement a round trip later);
+   * a synchronous one waits for the target.
+   */
+  readonly #writeOptions: { immediate: number | undefined; localCompletion: boolean } = { immediate: undefined, localCompletion: false };
   /** Library buffers of blocking sends that complete before their transfer (see `#bounce`). */
   readonly #bounceBuffers: BounceBuffers;
   #drained: (() => void)[] = [];
@@ -159,7 +164,10 @@ export class RdmaDevice implements Device {
       throw new MpiError(ErrorClass.ERR_ARG, `mpi.eagerLimit ${p.eagerLimit} plus the ${HEADER_BYTES}-byte header exceeds the provider's largest message (${attrs.limits.maxMessageSize} bytes)`, { argument: 'mpi.eagerLimit' });
     }
     const canRead = attrs.capabilities.includes('rdma-read');
-    this.#read = p.rendezvous === 'read' || (p.rendezvous === 'auto' && canRead);
+    // Auto: read where the provider has it, except where a write completes on the sender as soon as
+    // its bytes have left (tcp). There the sender's blocking send is done once the CTS is answered,
+    // while by read it waits for the receiver's FIN, and a ping-pong stays in RTS-and-read for good.
+    this.#read = p.rendezvous === 'read' || (p.rendezvous === 'auto' && canRead && !attrs.localCompletion);
     if (this.#read && !canRead) throw new MpiError(ErrorClass.ERR_ARG, `mpi.rendezvous is 'read' but provider ${attrs.provider} has no RDMA read`, { argument: 'mpi.rendezvous' });
     this.#chunk = Math.min(MAX_CHUNK, attrs.limits.maxRdmaSize);
     this.#noticesPerMessage = noticesPerMessage(p.eagerLimit);
@@ -346,7 +354,7 @@ export class RdmaDevice implements Device {
       h.targetOffset = state.exposure?.triplet.targetOffset ?? 0;
     }
     writeHeader(slot.view, h);
-    link.sendEp!.postSend(slot.post(length), slot);
+    link.sendEp!.postSend(slot.post(length), slot, LOCAL_COMPLETION);
     // Eager data is in our buffer now: a standard, ready or buffered send is complete (MPI allows it).
     if (item instanceof SendRequest && h.kind === MessageKind.EAGER) item.complete(sendStatus);
   }
@@ -409,7 +417,7 @@ export class RdmaDevice implements Device {
 
   #ring(ep: Endpoint, link: PeerLink, kind: ImmediateKind, value: number): void {
     if (ep.state !== EpState.CONNECTED || link.bell === undefined) return;
-    ep.postRdmaWrite(NO_DATA, null, link.bell, { immediate: encodeImmediate(kind, value), suppressCompletion: true });
+    ep.postRdmaWrite(NO_DATA, null, link.bell, { immediate: encodeImmediate(kind, value), suppressCompletion: true, localCompletion: true });
   }
 
   // ---- receiving ----------------------------------------------------------------------------
@@ -655,7 +663,7 @@ export class RdmaDevice implements Device {
     if (length === 0) {
       // Nothing fits the receive (it is truncated to 0 bytes): ring its FIN on the doorbell.
       state.chunksLeft = 1;
-      ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(fin, receiverRequest) });
+      ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(fin, receiverRequest), localCompletion: request.mode !== SendMode.SYNCHRONOUS });
       return;
     }
     const source = this.#writeSources!.of(request.data, length);
@@ -670,6 +678,7 @@ export class RdmaDevice implements Device {
       const target = done === 0 ? remote : { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
       const options = this.#writeOptions;
       options.immediate = last ? encodeImmediate(fin, receiverRequest) : undefined;
+      options.localCompletion = request.mode !== SendMode.SYNCHRONOUS;
       ep.postRdmaWrite(source.iov(done, n), request, target, options);
     }
   }
@@ -911,6 +920,12 @@ export class RdmaDevice implements Device {
 }
 
 const NO_DATA: readonly never[] = [];
+/**
+ * Eager buffers and doorbells are ours again once the bytes have left: they ask for local
+ * completion, also so that a rendezvous write posted behind them is not held back (an endpoint
+ * completes in post order).
+ */
+const LOCAL_COMPLETION = { localCompletion: true } as const;
 /** What a completed send reports (MPI leaves a send's status undefined; ours is the empty one). */
 const sendStatus = Status.EMPTY;
 
