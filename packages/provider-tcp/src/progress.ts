@@ -78,6 +78,8 @@ export class DataPath {
   private bytesSinceAckRequest = 0;
   /** A request posted with `localCompletion` has been written since the last local completion. */
   private localWritten = false;
+  /** Every byte of our requests up to this one is in the kernel (set by the flush that saw it so). */
+  private inKernelSeq = 0;
   /** The newest request completed locally (0: none), so a later refusal of it is told apart. */
   private lastLocalSeq = 0;
   private blocked = false;
@@ -194,13 +196,15 @@ export class DataPath {
     // Otherwise they wait for the drain, whose flush comes back here, or for the acknowledgement.
     if (this.localWritten && this.socket.writableLength === 0) {
       this.localWritten = false;
+      // Captured now: a flush later in this task may write more that Node still holds.
+      this.inKernelSeq = this.lastSentSeq;
       queueMicrotask(this.completeLocal);
     }
   }
 
   /** Complete the oldest requests while they asked for local completion and have left in full. */
   private readonly completeLocal = (): void => {
-    const written = this.lastSentSeq;
+    const written = this.inKernelSeq;
     // A read is never complete before its response: its data lands here.
     for (let head = this.host.peekRequest(); head !== undefined && head.localCompletion && head.op !== 'rdma-read' && !seqBefore(written, head.seq); head = this.host.peekRequest()) {
       this.lastLocalSeq = head.seq;

@@ -13,12 +13,14 @@ class RecordingSocket extends EventEmitter {
   readonly writableHighWaterMark = HIGH_WATER;
   writableLength = 0;
   destroyed = false;
+  /** The kernel takes every write at once (nothing stays queued in Node). */
+  takesAll = false;
   readonly chunks: Uint8Array[] = [];
   cork(): void {}
   uncork(): void {}
   write(chunk: Uint8Array): boolean {
     this.chunks.push(chunk.slice());
-    this.writableLength += chunk.length;
+    if (!this.takesAll) this.writableLength += chunk.length;
     return this.writableLength < this.writableHighWaterMark;
   }
 
@@ -142,6 +144,19 @@ describe('tcp data path, local completion', () => {
     socket.emit('drain');
     await Promise.resolve();
     expect(completed).toEqual([local.seq]);
+  });
+
+  it('completes only what the kernel had when the flush ended, not what a later flush in the same task left queued', () => {
+    const { socket, submit, completed } = withRequests();
+    const first = Array.from({ length: 4 }, () => request('rdma-write', PAYLOAD, true));
+    // A socket's worth goes out at once, and the kernel takes it all.
+    socket.takesAll = true;
+    for (const r of first) submit(r);
+    // Still in the same task: the next socket's worth goes out too, and Node keeps it queued.
+    socket.takesAll = false;
+    for (let i = 0; i < 4; i++) submit(request('rdma-write', PAYLOAD, true));
+    expect(socket.writableLength).toBeGreaterThan(0);
+    return Promise.resolve().then(() => expect(completed).toEqual(first.map((r) => r.seq)));
   });
 
   it('never completes a read early (its data has not arrived)', async () => {
