@@ -54,10 +54,17 @@ function request(op: DtoRequest['op'], length: number, localCompletion = false):
   };
 }
 
-function dataPath(): { path: DataPath; socket: RecordingSocket } {
+/** A data path on a recording socket, whose host keeps the outstanding requests in post order and records what completes. */
+function dataPath(): { path: DataPath; socket: RecordingSocket; submit: (r: DtoRequest) => void; completed: number[] } {
   const socket = new RecordingSocket();
-  const host = {} as DataPathHost;
-  return { path: new DataPath(socket as unknown as Socket, host, 4096, () => {}), socket };
+  const outstanding: DtoRequest[] = [];
+  const completed: number[] = [];
+  const host = {
+    peekRequest: () => outstanding[0],
+    completeRequest: () => completed.push(outstanding.shift()!.seq),
+  } as unknown as DataPathHost;
+  const path = new DataPath(socket as unknown as Socket, host, 4096, () => {});
+  return { path, socket, completed, submit: (r) => (outstanding.push(r), path.submit(r)) };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -101,21 +108,8 @@ describe('tcp data path output', () => {
 });
 
 describe('tcp data path, local completion', () => {
-  /** A data path whose host keeps its outstanding requests in post order and records what completes. */
-  function withRequests(): { path: DataPath; socket: RecordingSocket; submit: (r: DtoRequest) => void; completed: number[] } {
-    const socket = new RecordingSocket();
-    const outstanding: DtoRequest[] = [];
-    const completed: number[] = [];
-    const host = {
-      peekRequest: () => outstanding[0],
-      completeRequest: () => completed.push(outstanding.shift()!.seq),
-    } as unknown as DataPathHost;
-    const path = new DataPath(socket as unknown as Socket, host, 4096, () => {});
-    return { path, socket, completed, submit: (r) => (outstanding.push(r), path.submit(r)) };
-  }
-
   it('completes requests that asked for it once the socket has taken all that was written, in post order', async () => {
-    const { socket, submit, completed } = withRequests();
+    const { socket, submit, completed } = dataPath();
     const a = request('rdma-write', 1000, true);
     const b = request('send', 1000, true);
     submit(a);
@@ -131,7 +125,7 @@ describe('tcp data path, local completion', () => {
   });
 
   it('leaves a plain request and everything behind it to the acknowledgement', async () => {
-    const { socket, submit, completed } = withRequests();
+    const { socket, submit, completed } = dataPath();
     const local = request('rdma-write', 100, true);
     const plain = request('rdma-write', 100);
     const after = request('rdma-write', 100, true);
@@ -147,7 +141,7 @@ describe('tcp data path, local completion', () => {
   });
 
   it('completes only what the kernel had when the flush ended, not what a later flush in the same task left queued', () => {
-    const { socket, submit, completed } = withRequests();
+    const { socket, submit, completed } = dataPath();
     const first = Array.from({ length: 4 }, () => request('rdma-write', PAYLOAD, true));
     // A socket's worth goes out at once, and the kernel takes it all.
     socket.takesAll = true;
@@ -160,7 +154,7 @@ describe('tcp data path, local completion', () => {
   });
 
   it('never completes a read early (its data has not arrived)', async () => {
-    const { socket, submit, completed } = withRequests();
+    const { socket, submit, completed } = dataPath();
     submit(request('rdma-read', 100, true));
     await nextTurn();
     socket.writableLength = 0;

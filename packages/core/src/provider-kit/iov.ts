@@ -18,54 +18,61 @@ export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number
   let total = 0;
   for (let i = 0; i < iov.length; i++) {
     const seg: unknown = iov[i];
-    const problem = segmentProblem(argument, i, seg, pz, need);
-    if (problem !== undefined) throw problem;
+    const fault = segmentFault(seg, pz, need);
+    if (fault !== Fault.NONE) throw segmentError(fault, `${argument}[${i}]`, seg, need);
     total += (seg as { length: number }).length;
   }
   return total;
 }
 
-/** `${argument}[${i}]`: built only when a segment is reported, never on the post path. */
-function segmentName(argument: string, i: number): string {
-  return `${argument}[${i}]`;
+/** What can be wrong with one segment of an iov. */
+const enum Fault {
+  NONE,
+  NOT_A_SEGMENT,
+  NOT_AN_LMR,
+  FREED,
+  OTHER_ZONE,
+  RIGHTS,
+  OFFSET,
+  LENGTH,
+  OUTSIDE,
 }
 
-/** What is wrong with segment `i` of an iov, or undefined when it is fine. */
-function segmentProblem(argument: string, i: number, seg: unknown, pz: KitPz, need: number): DatError | undefined {
-  if (typeof seg !== 'object' || seg === null) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.INVALID_PARAMETER, `${name} must be { lmr, offset, length }, got ${describe(seg)}`, { argument: name });
-  }
+/** The first thing wrong with a segment (checked per segment per post, so it allocates nothing). */
+function segmentFault(seg: unknown, pz: KitPz, need: number): Fault {
+  if (typeof seg !== 'object' || seg === null) return Fault.NOT_A_SEGMENT;
   const { lmr, offset, length } = seg as { lmr: unknown; offset: unknown; length: unknown };
-  if (!isKitLmr(lmr)) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr must be an LMR of this IA, got ${describe(lmr)}`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
+  if (!isKitLmr(lmr)) return Fault.NOT_AN_LMR;
+  if (lmr.freed) return Fault.FREED;
+  if (lmr.pz !== pz) return Fault.OTHER_ZONE;
+  if ((lmr.access & need) !== need) return Fault.RIGHTS;
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return Fault.OFFSET;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) return Fault.LENGTH;
+  if (offset + length > lmr.length) return Fault.OUTSIDE;
+  return Fault.NONE;
+}
+
+/** The error for segment `name` (`iov[2]`) with `fault`; the name is built only here, on an error. */
+function segmentError(fault: Fault, name: string, seg: unknown, need: number): DatError {
+  const { lmr, offset, length } = (seg ?? {}) as { lmr: { access: number; length: number }; offset: number; length: number };
+  switch (fault) {
+    case Fault.NOT_A_SEGMENT:
+      return new DatError(DatStatus.INVALID_PARAMETER, `${name} must be { lmr, offset, length }, got ${describe(seg)}`, { argument: name });
+    case Fault.NOT_AN_LMR:
+      return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr must be an LMR of this IA, got ${describe(lmr)}`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
+    case Fault.FREED:
+      return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr has been freed`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
+    case Fault.OTHER_ZONE:
+      return new DatError(DatStatus.PROTECTION_VIOLATION, `${name}.lmr belongs to another protection zone than the endpoint`, { argument: `${name}.lmr` });
+    case Fault.RIGHTS:
+      return new DatError(DatStatus.PRIVILEGES_VIOLATION, `${name}.lmr lacks the local right 0x${need.toString(16)} (registered with 0x${lmr.access.toString(16)})`, { argument: `${name}.lmr` });
+    case Fault.OFFSET:
+      return new DatError(DatStatus.INVALID_PARAMETER, `${name}.offset must be an integer >= 0, got ${describe(offset)}`, { argument: `${name}.offset` });
+    case Fault.LENGTH:
+      return new DatError(DatStatus.INVALID_PARAMETER, `${name}.length must be an integer >= 0, got ${describe(length)}`, { argument: `${name}.length` });
+    default:
+      return new DatError(DatStatus.PROTECTION_VIOLATION, `${name} [${offset}, ${offset + length}) lies outside its LMR of ${lmr.length} bytes`, { argument: name });
   }
-  if (lmr.freed) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.INVALID_HANDLE, `${name}.lmr has been freed`, { argument: `${name}.lmr`, subtype: 'DAT_INVALID_HANDLE_LMR' });
-  }
-  if (lmr.pz !== pz) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.PROTECTION_VIOLATION, `${name}.lmr belongs to another protection zone than the endpoint`, { argument: `${name}.lmr` });
-  }
-  if ((lmr.access & need) !== need) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.PRIVILEGES_VIOLATION, `${name}.lmr lacks the local right 0x${need.toString(16)} (registered with 0x${lmr.access.toString(16)})`, { argument: `${name}.lmr` });
-  }
-  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.INVALID_PARAMETER, `${name}.offset must be an integer >= 0, got ${describe(offset)}`, { argument: `${name}.offset` });
-  }
-  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.INVALID_PARAMETER, `${name}.length must be an integer >= 0, got ${describe(length)}`, { argument: `${name}.length` });
-  }
-  if (offset + length > lmr.length) {
-    const name = segmentName(argument, i);
-    return new DatError(DatStatus.PROTECTION_VIOLATION, `${name} [${offset}, ${offset + length}) lies outside its LMR of ${lmr.length} bytes`, { argument: name });
-  }
-  return undefined;
 }
 
 /**

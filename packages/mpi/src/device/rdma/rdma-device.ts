@@ -126,6 +126,8 @@ export class RdmaDevice implements Device {
    * a synchronous one waits for the target.
    */
   readonly #writeOptions: { immediate: number | undefined; localCompletion: boolean } = { immediate: undefined, localCompletion: false };
+  /** Options of a doorbell ring, filled per post: nothing to report on success, ours again once sent. */
+  readonly #ringOptions = { immediate: 0, suppressCompletion: true, localCompletion: true };
   /** Library buffers of blocking sends that complete before their transfer (see `#bounce`). */
   readonly #bounceBuffers: BounceBuffers;
   #drained: (() => void)[] = [];
@@ -417,7 +419,9 @@ export class RdmaDevice implements Device {
 
   #ring(ep: Endpoint, link: PeerLink, kind: ImmediateKind, value: number): void {
     if (ep.state !== EpState.CONNECTED || link.bell === undefined) return;
-    ep.postRdmaWrite(NO_DATA, null, link.bell, { immediate: encodeImmediate(kind, value), suppressCompletion: true, localCompletion: true });
+    const options = this.#ringOptions;
+    options.immediate = encodeImmediate(kind, value);
+    ep.postRdmaWrite(NO_DATA, null, link.bell, options);
   }
 
   // ---- receiving ----------------------------------------------------------------------------
@@ -660,10 +664,13 @@ export class RdmaDevice implements Device {
     const state = request.deviceState as RendezvousSend;
     const length = Math.min(request.data.size, remote.length);
     const ep = link.sendEp!;
+    const options = this.#writeOptions;
+    options.localCompletion = request.mode !== SendMode.SYNCHRONOUS;
     if (length === 0) {
       // Nothing fits the receive (it is truncated to 0 bytes): ring its FIN on the doorbell.
       state.chunksLeft = 1;
-      ep.postRdmaWrite(NO_DATA, request, link.bell!, { immediate: encodeImmediate(fin, receiverRequest), localCompletion: request.mode !== SendMode.SYNCHRONOUS });
+      options.immediate = encodeImmediate(fin, receiverRequest);
+      ep.postRdmaWrite(NO_DATA, request, link.bell!, options);
       return;
     }
     const source = this.#writeSources!.of(request.data, length);
@@ -676,9 +683,7 @@ export class RdmaDevice implements Device {
       const last = done + n >= length;
       // The first write targets the remote triplet as it is (its length may exceed the write's).
       const target = done === 0 ? remote : { rmrContext: remote.rmrContext, targetOffset: remote.targetOffset + done, length: n };
-      const options = this.#writeOptions;
       options.immediate = last ? encodeImmediate(fin, receiverRequest) : undefined;
-      options.localCompletion = request.mode !== SendMode.SYNCHRONOUS;
       ep.postRdmaWrite(source.iov(done, n), request, target, options);
     }
   }
