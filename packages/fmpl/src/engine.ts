@@ -5,6 +5,8 @@ import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
 /** User buffers (whole ArrayBuffers) kept registered, least recently used freed first. */
 const REGISTERED_BUFFERS = 64;
+/** A header, flag or signal write: nobody waits for its completion. */
+const SIGNAL_WRITE = { suppressCompletion: true } as const;
 
 /** Something waiting for one signal. */
 interface Waiter {
@@ -163,7 +165,7 @@ export class FmplEngine {
       let filled = false;
       const body = new Promise<void>((resolve, reject) => (this.#receiving[cell] = { resolve, reject, full: () => (filled = true) } as Waiter));
       // The header: size and window, into the sender's matching area at (me, slot).
-      await this.#postHeader(src, this.layout.header(this.#rank, slot), bytes.length, window, Signal.HEADER, slot);
+      await this.#postHeader(src, this.layout.header(src, slot), this.layout.header(this.#rank, slot), bytes.length, window, Signal.HEADER, slot);
       const t1 = this.#clock.now();
       this.breakdown.recvPostHeader = t1 - t0;
       await this.#declared(`FMPL recv from rank ${src} on matching area ${slot}`, body);
@@ -188,17 +190,18 @@ export class FmplEngine {
     const target = { rmrContext: this.#areaView.getBigUint64(header + 8, true), targetOffset: this.#areaView.getUint32(header + 16, true), length: room };
     const ep = await this.#endpoint(dst);
     if (bytes.length > room) {
-      ep.postRdmaWrite([], null, this.#remote(dst, this.layout.flag(this.#rank, used), 0), { immediate: encodeSignal(Signal.TRUNCATED, this.#rank, used), suppressCompletion: true });
+      ep.postRdmaWrite([], null, this.#remote(dst, this.layout.flag(this.#rank, used), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(Signal.TRUNCATED, this.#rank, used) });
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a message of ${bytes.length} bytes to rank ${dst} on matching area ${slot} does not fit its receive buffer of ${room} bytes; nothing was written`, { argument: 'buf' });
     }
     // A message that fills the buffer on the posted index needs no flag; otherwise size and index go
     // into the receiver's completion-flag slot first (RDMA writes on one endpoint land in order).
     const full = bytes.length === room && used === slot;
     if (!full) {
-      const flagAt = this.layout.flag(this.#rank, used);
-      this.#stagingView.setUint32(flagAt, bytes.length, true);
-      this.#stagingView.setUint32(flagAt + 4, slot, true);
-      ep.postRdmaWrite([{ lmr: this.#staging, offset: flagAt, length: FLAG_BYTES }], null, this.#remote(dst, flagAt, FLAG_BYTES), { suppressCompletion: true });
+      // Staged at the receiver's own place (not ours): sends to two receivers on one index in one turn must not share bytes.
+      const staged = this.layout.flag(dst, used);
+      this.#stagingView.setUint32(staged, bytes.length, true);
+      this.#stagingView.setUint32(staged + 4, slot, true);
+      ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: FLAG_BYTES }], null, this.#remote(dst, this.layout.flag(this.#rank, used), FLAG_BYTES), SIGNAL_WRITE);
     }
     const written = new Promise<void>((resolve, reject) => {
       ep.postRdmaWrite(bytes.length === 0 ? [] : [{ lmr, offset, length: bytes.length }], { resolve, reject } satisfies Waiter, target, { immediate: encodeSignal(full ? Signal.BODY_FULL : Signal.BODY, this.#rank, used) });
@@ -298,7 +301,7 @@ export class FmplEngine {
     const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_READ);
     try {
       const done = new Promise<void>((resolve, reject) => (this.#anyDone[cell] = { resolve, reject }));
-      await this.#postHeader(dst, this.layout.anyHeader(this.#rank, slot), bytes.length, window, Signal.ANY_HEADER, slot);
+      await this.#postHeader(dst, this.layout.anyHeader(dst, slot), this.layout.anyHeader(this.#rank, slot), bytes.length, window, Signal.ANY_HEADER, slot);
       await this.#declared(`FMPL send_any to rank ${dst} on matching area ${slot}`, done);
     } finally {
       this.#anyDone[cell] = undefined;
@@ -318,7 +321,7 @@ export class FmplEngine {
     const size = this.#areaView.getUint32(at, true);
     const remote = { rmrContext: this.#areaView.getBigUint64(at + 8, true), targetOffset: this.#areaView.getUint32(at + 16, true), length: size };
     const ep = await this.#endpoint(src);
-    const done = () => ep.postRdmaWrite([], null, this.#remote(src, this.layout.flag(this.#rank, slot), 0), { immediate: encodeSignal(Signal.ANY_DONE, this.#rank, slot), suppressCompletion: true });
+    const done = () => ep.postRdmaWrite([], null, this.#remote(src, this.layout.flag(this.#rank, slot), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(Signal.ANY_DONE, this.#rank, slot) });
     if (size > bytes.length) {
       done();
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
@@ -422,14 +425,18 @@ export class FmplEngine {
     return made;
   }
 
-  /** Write a header (size and window) at `at` of `peer`'s area from the same place of ours, ringing `signal` for `slot`. */
-  async #postHeader(peer: number, at: number, size: number, window: RmrTriplet, signal: Signal, slot: number): Promise<void> {
+  /**
+   * Write a header (size and window) at `at` of `peer`'s area, ringing `signal` for `slot`. It is
+   * staged at `staged`, a place of our staging area that only headers to `peer` for `slot` use:
+   * headers to two peers on one index posted in one turn must not share their bytes.
+   */
+  async #postHeader(peer: number, staged: number, at: number, size: number, window: RmrTriplet, signal: Signal, slot: number): Promise<void> {
     const view = this.#stagingView;
-    view.setUint32(at, size, true);
-    view.setBigUint64(at + 8, window.rmrContext, true);
-    view.setUint32(at + 16, window.targetOffset, true);
+    view.setUint32(staged, size, true);
+    view.setBigUint64(staged + 8, window.rmrContext, true);
+    view.setUint32(staged + 16, window.targetOffset, true);
     const ep = await this.#endpoint(peer);
-    ep.postRdmaWrite([{ lmr: this.#staging, offset: at, length: HEADER_BYTES }], null, this.#remote(peer, at, HEADER_BYTES), { immediate: encodeSignal(signal, this.#rank, slot), suppressCompletion: true });
+    ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: HEADER_BYTES }], null, this.#remote(peer, at, HEADER_BYTES), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
   }
 
   /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */
