@@ -5,8 +5,13 @@ import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
 /** User buffers (whole ArrayBuffers) kept registered, least recently used freed first. */
 const REGISTERED_BUFFERS = 64;
-/** A header, flag or signal write: nobody waits for its completion. */
-const SIGNAL_WRITE = { suppressCompletion: true } as const;
+/**
+ * Every write FMPL posts may complete once its bytes have left (fmpl_send ends "when the send buffer
+ * can be safely modified", seed 001 §2.3): where the IA can tell (tcp), a send no longer waits a
+ * round trip for the target's acknowledgement, and an endpoint's writes complete in post order, so
+ * one plain write would hold back those behind it.
+ */
+const SIGNAL_WRITE = { suppressCompletion: true, localCompletion: true } as const;
 
 /** Something waiting for one signal. */
 interface Waiter {
@@ -204,7 +209,7 @@ export class FmplEngine {
       ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: FLAG_BYTES }], null, this.#remote(dst, this.layout.flag(this.#rank, used), FLAG_BYTES), SIGNAL_WRITE);
     }
     const written = new Promise<void>((resolve, reject) => {
-      ep.postRdmaWrite(bytes.length === 0 ? [] : [{ lmr, offset, length: bytes.length }], { resolve, reject } satisfies Waiter, target, { immediate: encodeSignal(full ? Signal.BODY_FULL : Signal.BODY, this.#rank, used) });
+      ep.postRdmaWrite(bytes.length === 0 ? [] : [{ lmr, offset, length: bytes.length }], { resolve, reject } satisfies Waiter, target, { immediate: encodeSignal(full ? Signal.BODY_FULL : Signal.BODY, this.#rank, used), localCompletion: true });
     });
     await written;
   }
