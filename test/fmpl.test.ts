@@ -1,7 +1,8 @@
 // FMPL (issue 7) on every provider: the suite program (test/fixtures/fmpl/suite.mjs) — every call,
 // sizes 0 B to 1 MiB (16 MiB on combuf), zero- and one-copy paths counted, timeout to one copy,
 // sendbufCheck counts, the wildcard index, the two domains kept apart, commCreate groups, collectives
-// on every root, typed errors — for 1 to 16 ranks; the examples; hardware against software paths.
+// on every root, typed errors — for 1 to 16 ranks; where operations meet (test/fixtures/fmpl/
+// concurrency.mjs); the examples; hardware against software paths.
 import { describe, expect, it } from 'vitest';
 import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
 
@@ -35,6 +36,15 @@ describe.each(MATRIX)('FMPL on %s', (_name, launch, sizes) => {
       expect(counts[0][1]).toBeGreaterThan(0);
       expect(counts[0][2]).toBeGreaterThanOrEqual(1);
     }
+  });
+});
+
+describe.each(MATRIX)('FMPL where operations meet, on %s', (_name, launch) => {
+  it('4 ranks: a wildcard receive beside a collective, broadcasts on two communicators at once, a truncated send_any, spooled sends that fail', async () => {
+    const ran = await daplRun(['-n', '4', ...launch, 'test/fixtures/fmpl/concurrency.mjs'], {}, 60_000);
+    expect(ran.stderr, ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect(sortedLines(ran.stdout).map((l) => l.replace(/\(\d+ checks\)/, ''))).toEqual([0, 1, 2, 3].map((r) => `rank ${r}: concurrency ok `));
   });
 });
 

@@ -1,5 +1,5 @@
 import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
-import { FmplCode, FmplError } from './errors.js';
+import { FmplCode, FmplError, bare } from './errors.js';
 import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
 import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
@@ -80,10 +80,15 @@ export class FmplEngine {
   readonly #anyArrivals: number[][];
   readonly #anyWaiters: (Waiter | undefined)[];
   readonly #anyDone: (Waiter | undefined)[];
+  /** Per slot: a recv_any is in progress (from its call to its return). */
+  readonly #anyReceiving: Uint8Array;
   #spool: Spooled[] = [];
   /** Spooled messages sent since the last `flush` asked (they go as soon as their header comes). */
   #sentSinceCheck = 0;
-  #flushing: Promise<unknown> = Promise.resolve();
+  #flushing: Promise<void> = Promise.resolve();
+  /** Spooled messages being written now (their bytes are still read from the send buffer). */
+  #spoolWriting = 0;
+  readonly #spoolErrors: FmplError[] = [];
   #sendbuf: { lmr: Lmr; used: number; timeoutNs: number } | undefined;
   /** User buffers stay registered between messages (FMPL's remote-DMA areas). */
   readonly #cache: RegistrationCache;
@@ -110,6 +115,7 @@ export class FmplEngine {
     this.#anyArrivals = Array.from({ length: layout.slots }, () => []);
     this.#anyWaiters = new Array(layout.slots);
     this.#anyDone = new Array(cells);
+    this.#anyReceiving = new Uint8Array(layout.slots);
   }
 
   /** Expose the areas and learn every peer's (collective). */
@@ -238,44 +244,63 @@ export class FmplEngine {
     await this.progress();
     const nsend = this.#sentSinceCheck;
     this.#sentSinceCheck = 0;
+    const failed = this.takeSpoolError();
+    if (failed !== undefined) throw failed;
     return { nsend, nspool: this.#spool.length };
   }
 
-  /** Send what can go (at every FMPL call); the counts stay for the next `flush`. */
-  async progress(): Promise<void> {
-    const run = this.#flushing.then(() => this.#flushNow());
-    this.#flushing = run.then(
-      (sent) => {
-        this.#sentSinceCheck += sent;
-      },
-      () => undefined,
-    );
-    await run;
+  /**
+   * The first failure of a spooled send since the last call (their callers returned long ago, so
+   * sendbufCheck and finalize report them, never an unrelated call), naming how many more failed.
+   */
+  takeSpoolError(): FmplError | undefined {
+    const errors = this.#spoolErrors;
+    if (errors.length === 0) return undefined;
+    const [first] = errors;
+    const more = errors.length - 1;
+    errors.length = 0;
+    return more === 0 ? first : new FmplError(first.code, `${bare(first)} (and ${more} more spooled send${more === 1 ? '' : 's'} failed)`, { argument: first.argument, cause: first });
   }
 
-  async #flushNow(): Promise<number> {
-    const slots = this.layout.slots;
-    let nsend = 0;
+  /** Send what can go (at every FMPL call); the counts and failures stay for the next `flush`. Never rejects. */
+  progress(): Promise<void> {
+    const run = this.#flushing.then(() => this.#flushNow());
+    this.#flushing = run;
+    return run;
+  }
+
+  async #flushNow(): Promise<void> {
     const waiting: Spooled[] = [];
     const going: Promise<void>[] = [];
     for (const s of this.#spool) {
-      if (!this.#headerReady(s.dst, s.slot)) {
-        waiting.push(s);
-        continue;
-      }
-      nsend++;
-      this.counters.spooledSent++;
-      going.push(this.#writeBody(s.bytes, s.lmr, s.bytes.byteOffset - s.lmr.bytes.byteOffset, s.dst, s.slot).finally(() => (this.#sending[s.dst * slots + s.slot] = 0)));
+      if (this.#headerReady(s.dst, s.slot)) going.push(this.#sendSpooled(s));
+      else waiting.push(s);
     }
     this.#spool = waiting;
+    this.#spoolWriting += going.length;
     await Promise.all(going);
-    if (waiting.length === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
-    return nsend;
+    this.#spoolWriting -= going.length;
+    // The buffer is empty again only when nothing waits in it and nothing is still read from it.
+    if (this.#spool.length === 0 && this.#spoolWriting === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
+  }
+
+  /** One spooled message out; a failure is kept for sendbufCheck, never thrown at whoever flushed. */
+  async #sendSpooled(s: Spooled): Promise<void> {
+    try {
+      await this.#writeBody(s.bytes, s.lmr, s.bytes.byteOffset - s.lmr.bytes.byteOffset, s.dst, s.slot);
+      this.#sentSinceCheck++;
+      this.counters.spooledSent++;
+    } catch (error) {
+      const why = error instanceof FmplError ? error : new FmplError(FmplCode.ERR_TRANSPORT, String(error), { cause: error });
+      this.#spoolErrors.push(new FmplError(why.code, `the one-copy send to rank ${s.dst} on matching area ${s.slot} failed after its call had returned: ${bare(why)}`, { argument: why.argument, cause: error }));
+    } finally {
+      this.#sending[s.dst * this.layout.slots + s.slot] = 0;
+    }
   }
 
   /** A header came: a spooled message waiting for it goes now. */
   #sendSpooledFor(dst: number): void {
-    if (this.#spool.some((s) => s.dst === dst)) this.progress().catch(() => undefined);
+    if (this.#spool.some((s) => s.dst === dst)) void this.progress();
   }
 
   get spooled(): number {
@@ -283,7 +308,8 @@ export class FmplEngine {
   }
 
   setSendBuffer(bytes: number, timeoutNs: number): void {
-    if (this.#spool.length > 0) throw new FmplError(FmplCode.ERR_SENDBUF, `${this.#spool.length} messages still wait in the send buffer: sendbufCheck() until they have gone`, { argument: 'bytes' });
+    const left = this.#spool.length + this.#spoolWriting;
+    if (left > 0) throw new FmplError(FmplCode.ERR_SENDBUF, `${left} messages still wait in or are being sent from the send buffer: sendbufCheck() until they have gone`, { argument: 'bytes' });
     this.#sendbuf?.lmr.free();
     this.#sendbuf = { lmr: this.#connections.pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL), used: 0, timeoutNs };
   }
@@ -316,7 +342,16 @@ export class FmplEngine {
 
   /** The first send_any for `slot` from anyone, read straight into `bytes`. */
   async recvAny(bytes: Uint8Array, slot: number): Promise<Received> {
-    if (this.#anyWaiters[slot] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a recv_any on matching area ${slot} is already in progress`, { argument: 'mai' });
+    if (this.#anyReceiving[slot] !== 0) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a recv_any on matching area ${slot} is already in progress`, { argument: 'mai' });
+    this.#anyReceiving[slot] = 1;
+    try {
+      return await this.#recvAny(bytes, slot);
+    } finally {
+      this.#anyReceiving[slot] = 0;
+    }
+  }
+
+  async #recvAny(bytes: Uint8Array, slot: number): Promise<Received> {
     if (this.#anyArrivals[slot].length === 0) {
       await this.#declared(`FMPL recv_any on matching area ${slot}`, new Promise<void>((resolve, reject) => (this.#anyWaiters[slot] = { resolve, reject })));
       this.#anyWaiters[slot] = undefined;
@@ -326,16 +361,16 @@ export class FmplEngine {
     const size = this.#areaView.getUint32(at, true);
     const remote = { rmrContext: this.#areaView.getBigUint64(at + 8, true), targetOffset: this.#areaView.getUint32(at + 16, true), length: size };
     const ep = await this.#endpoint(src);
-    const done = () => ep.postRdmaWrite([], null, this.#remote(src, this.layout.flag(this.#rank, slot), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(Signal.ANY_DONE, this.#rank, slot) });
+    const done = (signal: Signal) => ep.postRdmaWrite([], null, this.#remote(src, this.layout.flag(this.#rank, slot), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
     if (size > bytes.length) {
-      done();
+      done(Signal.ANY_TRUNCATED);
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
     }
     if (size > 0) {
       const lmr = this.#cache.lmrFor(bytes);
       await new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote));
     }
-    done();
+    done(Signal.ANY_DONE);
     return { source: src, mai: slot, size };
   }
 
@@ -351,8 +386,8 @@ export class FmplEngine {
           this.#headerIn[cell] = 1;
           if (this.#spool.length > 0) this.#sendSpooledFor(rank);
           this.#wake(this.#headerWaiters, cell);
-          // A send waiting on the exact slot also wakes for an ANY_TAG header, and the reverse.
-          if (slot === this.layout.anySlot) for (let s = 0; s < this.layout.slots; s++) this.#wake(this.#headerWaiters, rank * this.layout.slots + s);
+          // A send waiting on a user index also wakes for an ANY_TAG header, and the reverse.
+          if (slot === this.layout.anySlot) for (let s = 0; s < this.layout.count; s++) this.#wake(this.#headerWaiters, rank * this.layout.slots + s);
           else this.#wake(this.#headerWaiters, rank * this.layout.slots + this.layout.anySlot);
           break;
         }
@@ -372,6 +407,9 @@ export class FmplEngine {
           break;
         case Signal.ANY_DONE:
           this.#wake(this.#anyDone, cell);
+          break;
+        case Signal.ANY_TRUNCATED:
+          this.#fail(this.#anyDone, cell, new FmplError(FmplCode.ERR_TRUNCATE, `the send_any to rank ${rank} on matching area ${slot} does not fit the receive buffer of its recv_any; nothing was read`, { argument: 'buf' }));
           break;
       }
     }
@@ -401,10 +439,13 @@ export class FmplEngine {
     w.reject(error);
   }
 
-  /** A receiver's header for (dst, slot), or its ANY_TAG one, is in our matching area. */
+  /**
+   * A receiver's header for (dst, slot) is in our matching area, or its ANY_TAG one for a user
+   * index: the library's own indexes (collectives) never match a user's wildcard receive.
+   */
   #headerReady(dst: number, slot: number): boolean {
     const slots = this.layout.slots;
-    return this.#headerIn[dst * slots + slot] !== 0 || this.#headerIn[dst * slots + this.layout.anySlot] !== 0;
+    return this.#headerIn[dst * slots + slot] !== 0 || (slot < this.layout.count && this.#headerIn[dst * slots + this.layout.anySlot] !== 0);
   }
 
   #waitHeader(dst: number, slot: number): Promise<'arrived'> {
@@ -425,7 +466,14 @@ export class FmplEngine {
     const cached = this.#endpoints[peer];
     if (cached !== undefined && !(cached instanceof Promise) && cached.state === EpState.CONNECTED) return cached;
     if (cached instanceof Promise) return cached;
-    const made = this.#connections.endpoint(peer).then((ep) => (this.#endpoints[peer] = ep));
+    const made = this.#connections.endpoint(peer).then(
+      (ep) => (this.#endpoints[peer] = ep),
+      (error: unknown) => {
+        // Not cached: the next operation to this peer connects again.
+        if (this.#endpoints[peer] === made) this.#endpoints[peer] = undefined;
+        throw error;
+      },
+    );
     this.#endpoints[peer] = made;
     return made;
   }

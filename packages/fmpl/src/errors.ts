@@ -32,5 +32,11 @@ export class FmplError extends Error {
   }
 }
 
+/** An error's message without its leading code, to quote it inside another error's message. */
+export function bare(error: FmplError): string {
+  const prefix = `${error.code}: `;
+  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+}
+
 /** The wording of a bad argument in messages: core's, shared by every layer. */
 export { describeValue as describe } from '@dapl/core';

@@ -1,4 +1,4 @@
-import { MemAccess, rankContext, startJob, type DaplJob, type HwCollectives, type Lmr, type RankContext } from '@dapl/core';
+import { DatError, DatStatus, MemAccess, rankContext, startJob, type DaplJob, type HwCollectives, type Lmr, type RankContext } from '@dapl/core';
 import { FmplEngine, type PathCounters, type Received } from './engine.js';
 import { FmplCode, FmplError, describe } from './errors.js';
 import { SLOT_BARRIER, SLOT_BCAST, SLOT_COMM, SLOT_REDUCE } from './layout.js';
@@ -51,7 +51,8 @@ export class Fmpl {
   readonly #engine: FmplEngine;
   readonly #mode: 'auto' | 'hardware' | 'software';
   readonly #hwBytes: number;
-  #hwBuffers: [Lmr, Lmr] | undefined;
+  /** Each communicator's pair: hardware broadcasts on two communicators may run at once. */
+  readonly #hwBuffers = new WeakMap<FmplComm, [Lmr, Lmr]>();
   #finalized = false;
   readonly #pending = new Map<string, Promise<unknown>>();
   readonly collectiveCounters = { hwBarriers: 0, swBarriers: 0, hwBcasts: 0, swBcasts: 0 };
@@ -252,6 +253,10 @@ export class Fmpl {
       this.collectiveCounters.hwBcasts++;
       return this.#hwBcast(hw, bytes, root, comm);
     }
+    return this.#swBcast(bytes, root, comm);
+  }
+
+  async #swBcast(bytes: Uint8Array, root: number, comm: FmplComm): Promise<void> {
     this.collectiveCounters.swBcasts++;
     const slot = this.#engine.layout.internal(SLOT_BCAST);
     const { parent, children } = tree(comm.rank, comm.size, root);
@@ -264,7 +269,8 @@ export class Fmpl {
    * on every node, used alternately so that copying one piece overlaps broadcasting the next.
    */
   async #hwBcast(hw: HwCollectives, bytes: Uint8Array, root: number, comm: FmplComm): Promise<void> {
-    const buffers = (this.#hwBuffers ??= [0, 1].map(() => this.#job.connections.pz.registerLmr(new Uint8Array(this.#hwBytes), MemAccess.LOCAL)) as [Lmr, Lmr]);
+    let buffers = this.#hwBuffers.get(comm);
+    if (buffers === undefined) this.#hwBuffers.set(comm, (buffers = [0, 1].map(() => this.#job.connections.pz.registerLmr(new Uint8Array(this.#hwBytes), MemAccess.LOCAL)) as [Lmr, Lmr]));
     const clock = this.#job.runtime.clock;
     const me = comm.rank === root;
     const rootWorld = comm.members[root];
@@ -279,7 +285,19 @@ export class Fmpl {
       const going = hw.broadcast(comm.members, rootWorld, buffer, 0, n);
       // While this piece is on the crossbar, the previous one is copied out of the other buffer.
       copyOut?.();
-      await going;
+      copyOut = undefined;
+      try {
+        await going;
+      } catch (error) {
+        // Refused because another broadcast holds the hardware (one at a time on the SR8000's
+        // serialized crossbar): every member hears the same, so all send the rest in software.
+        if (!(error instanceof DatError) || error.status !== DatStatus.INVALID_STATE) {
+          throw new FmplError(FmplCode.ERR_TRANSPORT, `the hardware broadcast on ranks [${comm.members.join(',')}] failed: ${String(error)}`, { cause: error });
+        }
+        if (this.#mode === 'hardware') throw new FmplError(FmplCode.ERR_COMM, `collectives 'hardware' but the hardware refused the broadcast on ranks [${comm.members.join(',')}]: ${error.message}`, { argument: 'comm', cause: error });
+        if (done === 0) this.collectiveCounters.hwBcasts--; // none of it went by hardware
+        return this.#swBcast(bytes.subarray(done), root, comm);
+      }
       const at = done;
       copyOut = me
         ? undefined
@@ -334,6 +352,9 @@ export class Fmpl {
     await Promise.allSettled(this.#pending.values());
     await this.#job.finish();
     this.#engine.close();
+    // A one-copy send that failed after its call returned, not yet reported by sendbufCheck.
+    const failed = this.#engine.takeSpoolError();
+    if (failed !== undefined) throw failed;
   }
 
   // ---- checks -------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ export enum Signal {
   ANY_DONE = 5,
   /** As BODY, with no flag written: the message fills the receive buffer and came on the posted index. */
   BODY_FULL = 6,
+  /** recv_any: the message does not fit the receive buffer; nothing was read. */
+  ANY_TRUNCATED = 7,
 }
 
 export const MAX_RANKS = 1 << 13;

@@ -60,7 +60,11 @@ export interface HwCollectives {
   /** Whether the hardware can serve this group (rectangular or hypercube node sets only). */
   usable(group: HwGroup): boolean;
   barrier(group: HwGroup): Promise<void>;
-  /** Broadcast `length` bytes at `offset` of `segment`; every member passes the same offset. */
+  /**
+   * Broadcast `length` bytes at `offset` of `segment`; every member passes the same offset. Where
+   * the hardware runs one broadcast at a time (the SR8000's serialized crossbar), one that would
+   * overlap another is refused with INVALID_STATE, the same rejection at every member.
+   */
   broadcast(group: HwGroup, root: number, segment: Lmr, offset: number, length: number): Promise<void>;
 }
 
