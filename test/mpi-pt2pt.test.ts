@@ -48,7 +48,11 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(await run(2, 'modes', { DAPL_MPI_RECEIVER_INITIATED: 'false' }))).toEqual(['rank 1: modes ok (83 transfers checked)']);
   });
 
-  it('receiver-initiated rendezvous: a window written into advertised receives, an eager message first, truncation, a wildcard ahead, cancel, 200 tags; and with it off', async () => {
+  it('a connection lost under waiting receives: both ends fail with ERR_PROC_FAILED, later operations with the peer fail at once, other pairs go on (3 ranks)', async () => {
+    expect(passed(await run(3, 'lost-connection'))).toEqual(ranks(3, () => 'lost connection ok'));
+  });
+
+  it('receiver-initiated rendezvous: a window written into advertised receives, an eager message first, truncation, a wildcard ahead, cancel (also of one beside another advertised receive, and of a small one in front of one), 200 tags; and with it off', async () => {
     const [on, off] = await Promise.all([run(2, 'advertised'), run(2, 'advertised', { DAPL_MPI_RECEIVER_INITIATED: 'false' })]);
     expect(passed(on)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
     expect(passed(off)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);

@@ -63,8 +63,22 @@ describe('AdvertisedReceives', () => {
     expect(a.take(0, 6, 1, 1)).toBeUndefined();
     expect(a.take(0, 5, 1, 1)?.receiverRequest).toBe(1);
     expect(a.take(0, 5, 1, 1)).toBeUndefined();
-    a.forget(1, 5);
+    a.forgetFrom(1, 5, 0, 1);
     expect(a.take(1, 5, 1, 1)).toBeUndefined();
+    expect(a.size).toBe(0);
+  });
+
+  it('a receive taken back forgets its advertisement and the later ones of its key, not the earlier ones', () => {
+    const a = new AdvertisedReceives();
+    for (const ordinal of [1, 2, 3]) a.add(0, 5, ad(0, ordinal, ordinal));
+    a.add(0, 5, ad(1, 1, 4));
+    a.add(0, 6, ad(0, 2, 5));
+    a.forgetFrom(0, 5, 0, 2);
+    expect(a.take(0, 5, 0, 1)?.receiverRequest).toBe(1); // older than the one taken back: kept
+    expect(a.take(0, 5, 0, 2)).toBeUndefined();
+    expect(a.take(0, 5, 0, 3)).toBeUndefined();
+    expect(a.take(0, 5, 1, 1)).toBeUndefined(); // a later epoch is later too
+    expect(a.take(0, 6, 0, 2)?.receiverRequest).toBe(5); // another tag: untouched
     expect(a.size).toBe(0);
   });
 });

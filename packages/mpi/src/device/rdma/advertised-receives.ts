@@ -67,8 +67,19 @@ export class AdvertisedReceives {
     return found;
   }
 
-  /** Forget every advertisement for (context, tag): the peer is taking one of those receives back. */
-  forget(context: number, tag: number): void {
-    this.#byKey.delete(messageKey(context, tag));
+  /**
+   * The peer is taking back the receive advertised for message (`epoch`, `ordinal`) of (context,
+   * tag): forget its advertisement and every later one of that key, whose receives will now match
+   * earlier messages than they name. Earlier ones stay: a receive posted before the one taken back
+   * still matches the message it names.
+   */
+  forgetFrom(context: number, tag: number, epoch: number, ordinal: number): void {
+    const key = messageKey(context, tag);
+    const q = this.#byKey.get(key);
+    if (q === undefined) return;
+    let end = q.head;
+    while (end < q.items.length && (q.items[end].epoch < epoch || (q.items[end].epoch === epoch && q.items[end].ordinal < ordinal))) end++;
+    q.items.length = end;
+    if (q.head === end) this.#byKey.delete(key);
   }
 }

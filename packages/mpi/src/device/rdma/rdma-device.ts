@@ -32,6 +32,8 @@ const BELL_KEY = 'mpi-bell';
 class AdvertisedRecv {
   withdrawn = false;
   revoking = false;
+  /** Counted in its link's `advertisedPosted`: still posted, unmatched. */
+  counted = true;
   /** Matched by an RTS whose sender will write into it once our advertisement reaches it. */
   adopted: { source: number; tag: number; size: number } | undefined = undefined;
   constructor(
@@ -438,7 +440,10 @@ export class RdmaDevice implements Device {
     const slot = event.cookie as Slot;
     const link = slot.link!;
     if (event.status !== DtoStatus.SUCCESS) {
+      // Flushed: the connection went away. At close that is ours; before it, the peer is lost to
+      // us, and what waits on it must end (the peer's finalize, too, has no receive waiting on it).
       if (event.status !== DtoStatus.FLUSHED) this.#failLink(link, transportError(link.peer, event));
+      else if (!this.#closed) this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${event.ep.state})`));
       return;
     }
     const h = this.#inHeader;
@@ -494,7 +499,7 @@ export class RdmaDevice implements Device {
         const out = link.ready ? link.sendEp! : ep;
         for (let i = 0; i < h.size; i++) {
           const n = readNotice(slot.view, i, this.#inNotice);
-          link.advertisements.forget(n.context, n.tag);
+          link.advertisements.forgetFrom(n.context, n.tag, n.epoch, n.ordinal);
           this.#ring(out, link, ImmediateKind.REVOKED, n.receiverRequest);
         }
         this.#repost(slot, ep, link);
@@ -823,7 +828,18 @@ export class RdmaDevice implements Device {
     const size = message.size;
     if (!this.#writable(size) || size > state.exposure.triplet.length) return false;
     state.adopted = { source: message.source, tag: message.tag, size };
+    // Matched: no longer a posted receive a later one may count on being advertised before it.
+    this.#uncount(state);
     return true;
+  }
+
+  #uncount(state: AdvertisedRecv): void {
+    if (!state.counted) return;
+    state.counted = false;
+    const posted = state.link.advertisedPosted;
+    const left = (posted.get(state.key) ?? 1) - 1;
+    if (left === 0) posted.delete(state.key);
+    else posted.set(state.key, left);
   }
 
   /** An advertised receive matched or was cancelled: close its window. */
@@ -834,9 +850,7 @@ export class RdmaDevice implements Device {
     request.deviceState = undefined;
     if (this.#recvTable.get(request.id) === request) this.#recvTable.take(request.id);
     this.#advertWindows.release(state.exposure);
-    const left = (state.link.advertisedPosted.get(state.key) ?? 1) - 1;
-    if (left === 0) state.link.advertisedPosted.delete(state.key);
-    else state.link.advertisedPosted.set(state.key, left);
+    this.#uncount(state);
   }
 
   deferCancel(request: RecvRequest): boolean {
@@ -847,7 +861,7 @@ export class RdmaDevice implements Device {
     // The sender may be writing into it: ask it to forget the advertisement first (REVOKED answers).
     state.revoking = true;
     state.link.revoking.push(request);
-    this.#notice(state.link, 'revoke').add(request);
+    this.#notice(state.link, 'revoke').add(request, state.epoch, state.ordinal);
     return true;
   }
 

@@ -5,7 +5,7 @@ import type { RecvRequest } from '../../adi/requests.js';
 /** One receive in an ADVERTISE or REVOKE message: a fixed 40-byte entry after the header. */
 export const NOTICE_BYTES = 40;
 
-/** What a receiver tells its sender about one receive (an advertisement carries all of it; a revoke only context, tag and id). */
+/** What a receiver tells its sender about one receive (an advertisement carries all of it; a revoke no buffer). */
 export interface ReceiveNotice {
   context: number;
   tag: number;
@@ -39,7 +39,7 @@ export class NoticeBatch {
     return this.notices.length >= this.capacity;
   }
 
-  /** A revoke names the receive; an advertisement adds the message it will match and its exposed buffer. */
+  /** Both name the receive and the message it was advertised for; an advertisement adds its exposed buffer. */
   add(request: RecvRequest, epoch = 0, ordinal = 0, exposed?: RmrTriplet): void {
     this.notices.push({
       context: request.context,
