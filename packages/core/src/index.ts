@@ -52,7 +52,7 @@ export * from './sim/index.js';
 export { runInProcess, type RunInProcessOptions, type RunRanks, type RankMain } from './launcher/in-process/index.js';
 export { startJob, jobConfig, type DaplJob, type StartJobOptions } from './runtime/start-job.js';
 export { describeValue } from './util/describe-value.js';
-export { RegistrationCache } from './util/registration-cache.js';
+export { RegistrationCache, type PinnedRegistration } from './util/registration-cache.js';
 export { defer } from './util/defer.js';
 export { Fifo } from './util/fifo.js';
 export { runCli, COMMANDS, ExitCode, UsageError, type CliCommand, type CliIo, type CliOption, type ParsedArgs, type TextSink, type RunCliOptions } from './cli/index.js';

@@ -159,7 +159,13 @@ export class FmplEngine {
       this.counters.zeroCopySends++;
       const t1 = this.#clock.now();
       this.breakdown.sendWaitHeader = t1 - t0;
-      await this.#writeBody(bytes, bytes.length === 0 ? this.#staging : this.#cache.lmrFor(bytes), bytes.byteOffset, dst, slot);
+      // The user's buffer stays registered (pinned) until the write has completed.
+      const pinned = bytes.length === 0 ? undefined : this.#cache.pin(bytes);
+      try {
+        await this.#writeBody(bytes, pinned?.lmr ?? this.#staging, bytes.byteOffset, dst, slot);
+      } finally {
+        if (pinned !== undefined) this.#cache.unpin(pinned);
+      }
       this.breakdown.sendBody = this.#clock.now() - t1;
     } finally {
       this.#sending[cell] = 0;
@@ -367,8 +373,12 @@ export class FmplEngine {
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
     }
     if (size > 0) {
-      const lmr = this.#cache.lmrFor(bytes);
-      await new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote));
+      const pinned = this.#cache.pin(bytes);
+      try {
+        await new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr: pinned.lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote));
+      } finally {
+        this.#cache.unpin(pinned);
+      }
     }
     done(Signal.ANY_DONE);
     return { source: src, mai: slot, size };

@@ -1,4 +1,4 @@
-import { MemAccess, type Clock, type Lmr, type LmrTriplet, type RegistrationCache, type Rmr, type RmrTriplet } from '@dapl/core';
+import { MemAccess, type Clock, type Lmr, type LmrTriplet, type PinnedRegistration, type RegistrationCache, type Rmr, type RmrTriplet } from '@dapl/core';
 import type { BufferSpan } from '../../adi/transfer.js';
 import { packRange, segments, unpackRange } from '../../datatype/index.js';
 
@@ -15,8 +15,14 @@ export interface RegisteredRegion {
   iov(done: number, length: number): readonly LmrTriplet[];
   /** A receive: unpack a packed copy into the user's buffer; returns the bytes copied (0 when direct). */
   finish(span: BufferSpan, length: number): number;
-  /** Free a packed copy's registration. */
+  /** The transfer is over: free a packed copy's registration, or unpin the user buffer's (once per region handed out). */
   release(): void;
+}
+
+/** The user's buffer, pinned in the registration cache while a transfer uses it. */
+interface Pinned {
+  readonly cache: RegistrationCache;
+  readonly registration: PinnedRegistration;
 }
 
 class Direct implements RegisteredRegion {
@@ -27,6 +33,8 @@ class Direct implements RegisteredRegion {
   constructor(
     readonly lmr: Lmr,
     readonly start: number,
+    /** Undefined for memory the caller keeps registered (an exposed window). */
+    readonly pinned?: Pinned,
   ) {}
   iov(done: number, length: number): readonly LmrTriplet[] {
     if (done !== this.#done || length !== this.#length) {
@@ -39,7 +47,9 @@ class Direct implements RegisteredRegion {
   finish(): number {
     return 0;
   }
-  release(): void {}
+  release(): void {
+    if (this.pinned !== undefined) this.pinned.cache.unpin(this.pinned.registration);
+  }
 }
 
 class Packed implements RegisteredRegion {
@@ -66,7 +76,7 @@ class Segmented implements RegisteredRegion {
   readonly #prefix: Float64Array;
 
   constructor(
-    readonly lmr: Lmr,
+    private readonly pinned: Pinned,
     private readonly offsets: readonly number[],
     private readonly lengths: readonly number[],
   ) {
@@ -86,22 +96,28 @@ class Segmented implements RegisteredRegion {
     return iov;
   }
 
+  get lmr(): Lmr {
+    return this.pinned.registration.lmr;
+  }
+
   finish(): number {
     return 0;
   }
 
-  release(): void {}
+  release(): void {
+    this.pinned.cache.unpin(this.pinned.registration);
+  }
 }
 
 /**
- * Where the data of `span` can be addressed in place: one block of registered user memory —
- * `last` again when it addresses the same block.
+ * Where the data of `span` can be addressed in place: one block of registered user memory, pinned
+ * until the region is released — `last` again (pinned once more) when it addresses the same block.
  */
 function direct(span: BufferSpan, cache: RegistrationCache, last?: Direct): Direct | undefined {
   if (!span.program.contiguous) return undefined;
-  const lmr = cache.lmrFor(span.bytes);
+  const registration = cache.pin(span.bytes);
   const start = inPlaceStart(span);
-  return last !== undefined && last.lmr === lmr && last.start === start ? last : new Direct(lmr, start);
+  return last !== undefined && last.pinned?.registration === registration && last.start === start ? last : new Direct(registration.lmr, start, { cache, registration });
 }
 
 /** Registered memory addressed in place from `start` in `lmr` (no copy to unpack, nothing to free). */
@@ -118,7 +134,7 @@ export function inPlaceStart(span: BufferSpan): number {
 function segmented(span: BufferSpan, cache: RegistrationCache, maxIov: number): Segmented | undefined {
   if (span.program.contiguous) return undefined;
   const found = segments(span.program, span.count, span.bytes.byteOffset + span.offset, maxIov);
-  return found === undefined ? undefined : new Segmented(cache.lmrFor(span.bytes), found.offsets, found.lengths);
+  return found === undefined ? undefined : new Segmented({ cache, registration: cache.pin(span.bytes) }, found.offsets, found.lengths);
 }
 
 /**
