@@ -49,10 +49,18 @@ describe('MPI collectives, more', () => {
   );
 
   it.each([['tcp', ['--in-process'], 3], ['ib', ['--provider', 'ib'], 6]] as const)(
-    'bad input (%s, launched %j with %i ranks): 15 cases, each a typed error on every rank, the job usable after each; a non-commutative op keeps rank order',
+    'bad input (%s, launched %j with %i ranks): 19 cases, each a typed error, the job usable after each (also after a gatherv whose root block did not fit); a non-commutative op keeps rank order',
     async (_p, launch, n) => {
       const lines = passed(await daplRun(['-n', String(n), ...launch, fixture('coll-extras'), 'errors'], {}, KILL_AFTER_MS));
-      expect(lines).toEqual(Array.from({ length: n }, (_, r) => `rank ${r}: collective errors ok (15 cases)`));
+      expect(lines).toEqual(Array.from({ length: n }, (_, r) => `rank ${r}: collective errors ok (19 cases)`));
+    },
+  );
+
+  it.each([['tcp', ['--in-process'], 3], ['ib', ['--provider', 'ib'], 5], ['combuf', ['--provider', 'combuf'], 4]] as const)(
+    'edges (%s, launched %j with %i ranks): IN_PLACE alltoall and alltoallv with a struct of swapped blocks and a resized type; an empty allgatherv block placed past the data',
+    async (_p, launch, n) => {
+      const lines = passed(await daplRun(['-n', String(n), ...launch, fixture('coll-extras'), 'edges'], {}, KILL_AFTER_MS));
+      expect(lines).toEqual(Array.from({ length: n }, (_, r) => `rank ${r}: collective edges ok`));
     },
   );
 

@@ -12,7 +12,10 @@ interface ProbeWaiter {
   readonly context: number;
   readonly source: number;
   readonly tag: number;
+  /** World rank of `source`; undefined for ANY_SOURCE. */
+  readonly peer: number | undefined;
   readonly resolve: (status: Status) => void;
+  readonly reject: (error: MpiError) => void;
 }
 
 /**
@@ -101,8 +104,10 @@ export class PointToPoint implements DeviceHost {
   probe(context: number, source: number, tag: number, peer: number | undefined): Promise<Status> {
     const status = this.iprobe(context, source, tag);
     if (status !== undefined) return Promise.resolve(status);
+    const lost = peer === undefined ? undefined : this.#lost.get(peer);
+    if (lost !== undefined) return Promise.reject(lost);
     this.#device!.receivePosted(peer);
-    return new Promise((resolve) => this.#probes.push({ context, source, tag, resolve }));
+    return new Promise((resolve, reject) => this.#probes.push({ context, source, tag, peer, resolve, reject }));
   }
 
   #wakeProbes(message: IncomingMessage): void {
@@ -145,5 +150,9 @@ export class PointToPoint implements DeviceHost {
       request.handle = undefined;
       request.fail(error);
     }
+    // A probe naming the peer can never be answered now (one for any source still can).
+    const waiting = this.#probes;
+    this.#probes = waiting.filter((p) => p.peer !== peer);
+    for (const p of waiting) if (p.peer === peer) p.reject(error);
   }
 }

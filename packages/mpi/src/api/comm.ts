@@ -13,6 +13,9 @@ import { RequestCore } from '../adi/request-core.js';
 import { CollChannel } from '../coll/channel.js';
 import { Collectives, type SendBuffer } from '../coll/collectives.js';
 import type { InPlace } from '../coll/in-place.js';
+
+const INT32_MAX = 2 ** 31 - 1;
+const INT32_MIN = -(2 ** 31);
 import type { Op } from '../coll/op.js';
 
 export interface SendOptions extends BufferOptions {
@@ -351,10 +354,13 @@ export class Comm {
    */
   async split(color: number, key = 0): Promise<Comm | null> {
     this.#check();
-    if (color !== UNDEFINED && (typeof color !== 'number' || !Number.isInteger(color) || color < 0)) {
-      throw new MpiError(ErrorClass.ERR_ARG, `color must be a non-negative integer or UNDEFINED, got ${describeValue(color)}`, { argument: 'color' });
+    // Both travel as int32 (MPI's C int): anything wider would wrap on the way.
+    if (color !== UNDEFINED && (typeof color !== 'number' || !Number.isInteger(color) || color < 0 || color > INT32_MAX)) {
+      throw new MpiError(ErrorClass.ERR_ARG, `color must be an integer in [0, ${INT32_MAX}] or UNDEFINED, got ${describeValue(color)}`, { argument: 'color' });
     }
-    if (typeof key !== 'number' || !Number.isInteger(key)) throw new MpiError(ErrorClass.ERR_ARG, `key must be an integer, got ${describeValue(key)}`, { argument: 'key' });
+    if (typeof key !== 'number' || !Number.isInteger(key) || key < INT32_MIN || key > INT32_MAX) {
+      throw new MpiError(ErrorClass.ERR_ARG, `key must be an integer in [${INT32_MIN}, ${INT32_MAX}], got ${describeValue(key)}`, { argument: 'key' });
+    }
     const [contexts, colors, keys] = await this.#exchange([this.#state.nextContext, color, key]);
     const context = this.#agree(contexts);
     if (color === UNDEFINED) return null;

@@ -143,8 +143,10 @@ export class Mpi {
     this.#state.requireActive();
     const attached = this.#state.attached;
     if (attached === undefined) throw new MpiError(ErrorClass.ERR_BUFFER, 'no buffer is attached', { argument: 'buffer' });
-    await attached.idle();
+    // Detached at once: a buffered send started from now on finds no buffer, so none can take a
+    // region of this memory while we wait for those already in flight.
     this.#state.attached = undefined;
+    await attached.idle();
     return attached.bytes;
   }
 

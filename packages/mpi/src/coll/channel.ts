@@ -1,4 +1,5 @@
 import type { Clock } from '@dapl/core';
+import { ErrorClass, MpiError } from '../api/errors.js';
 import type { PointToPoint } from '../adi/point-to-point.js';
 import type { RequestCore } from '../adi/request-core.js';
 import { SendMode } from '../adi/requests.js';
@@ -47,8 +48,12 @@ export class CollChannel {
     await Promise.all([r.wait(), s.wait()]);
   }
 
-  /** Local copy, charged to the clock. */
+  /** Local copy (this rank's own block), charged to the clock; ERR_TRUNCATE where it does not fit. */
   copy(from: Uint8Array, into: Uint8Array, at = 0): void {
+    if (from.length === 0) return;
+    if (at + from.length > into.length) {
+      throw new MpiError(ErrorClass.ERR_TRUNCATE, `this rank's own block of ${from.length} bytes does not fit the ${Math.max(0, into.length - at)} bytes the receive buffer has for it`);
+    }
     into.set(from, at);
     this.clock.chargeCopy(from.length);
   }

@@ -352,9 +352,14 @@ export class Collectives {
     if (sendbuf === IN_PLACE) {
       const datatype = this.#datatype(recvbuf, options.datatype);
       const per = options.count === undefined ? Math.floor(this.#span(recvbuf, { datatype }, 'recvbuf').count / this.ch.size) : requireCount(options.count, 'count');
-      const copy = packed(this.#span(recvbuf, { datatype, count: per * this.ch.size }, 'recvbuf'), true).slice();
+      // The packed copy is what we send: already in the type's element order, read as bytes.
+      const recv = this.#span(recvbuf, { datatype, count: per * this.ch.size }, 'recvbuf');
+      const copy = packed(recv, true).slice();
       this.ch.clock.chargeCopy(copy.length);
-      return this.alltoall(copy, recvbuf, { datatype, count: per });
+      const layout = uniformLayout(per * datatype.size);
+      const recvBytes = packed(recv, false);
+      await pairwiseAlltoall(this.ch, copy, layout, recvBytes, layout);
+      return unpacked(recv, recvBytes, this.ch);
     }
     const datatype = this.#datatype(sendbuf, options.datatype);
     const per = options.count === undefined ? Math.floor(this.#span(sendbuf, { datatype }, 'sendbuf').count / this.ch.size) : requireCount(options.count, 'count');
@@ -378,9 +383,13 @@ export class Collectives {
     if (sendbuf === IN_PLACE) {
       const datatype = this.#datatype(recvbuf, options.datatype);
       const v = this.#vector(recvCounts, rdispls, 'recvCounts', 'rdispls', datatype.size);
-      const copy = packed(this.#span(recvbuf, { datatype, count: v.extent }, 'recvbuf'), true).slice();
+      // The packed copy is what we send: already in the type's element order, read as bytes.
+      const recv = this.#span(recvbuf, { datatype, count: v.extent }, 'recvbuf');
+      const copy = packed(recv, true).slice();
       this.ch.clock.chargeCopy(copy.length);
-      return this.alltoallv(copy, v.counts, v.at, recvbuf, v.counts, v.at, { datatype });
+      const recvBytes = packed(recv, true);
+      await pairwiseAlltoall(this.ch, copy, v.layout, recvBytes, v.layout);
+      return unpacked(recv, recvBytes, this.ch);
     }
     const datatype = this.#datatype(sendbuf, options.datatype);
     const s = this.#vector(sendCounts, sdispls, 'sendCounts', 'sdispls', datatype.size);
@@ -439,7 +448,8 @@ export class Collectives {
     const c = this.#counts(counts, countsArgument);
     const at = this.#displs(displs, c, displsArgument);
     const extent = Math.max(0, ...c.map((n, i) => (n === 0 ? 0 : at[i] + n)));
-    return { counts: c, at, extent, layout: { offset: (i) => at[i] * elementBytes, length: (i) => c[i] * elementBytes } };
+    // An empty block may name any displacement, even past the others' data: it is placed at 0.
+    return { counts: c, at, extent, layout: { offset: (i) => (c[i] === 0 ? 0 : at[i] * elementBytes), length: (i) => c[i] * elementBytes } };
   }
 
   #counts(counts: readonly number[] | null, argument: string): number[] {

@@ -76,11 +76,11 @@ export async function linearGather(ch: CollChannel, mine: Uint8Array, all: Uint8
   if (rank !== root) return ch.send(mine, root, CollTag.GATHER);
   const requests = [];
   for (let r = 0; r < size; r++) {
-    const at = all!.subarray(layout!.offset(r), layout!.offset(r) + layout!.length(r));
-    if (r === rank) ch.copy(mine, at);
-    else requests.push(ch.irecv(at, r, CollTag.GATHER));
+    if (r !== rank) requests.push(ch.irecv(block(all!, layout!, r), r, CollTag.GATHER));
   }
   await waitAll(requests);
+  // Our own block last: if it does not fit, the others' have still been taken (the job goes on).
+  ch.copy(mine, block(all!, layout!, rank));
 }
 
 /** Linear scatter of blocks of any size (scatterv). Cost (p − 1) · α + nβ at the root. */
@@ -89,11 +89,16 @@ export async function linearScatter(ch: CollChannel, all: Uint8Array | undefined
   if (rank !== root) return ch.recv(mine, root, CollTag.SCATTER);
   const requests = [];
   for (let r = 0; r < size; r++) {
-    const at = all!.subarray(layout!.offset(r), layout!.offset(r) + layout!.length(r));
-    if (r === rank) ch.copy(at, mine);
-    else requests.push(ch.isend(at, r, CollTag.SCATTER));
+    if (r !== rank) requests.push(ch.isend(block(all!, layout!, r), r, CollTag.SCATTER));
   }
   await waitAll(requests);
+  ch.copy(block(all!, layout!, rank), mine);
+}
+
+/** Block `r` of `all` as `layout` places it. */
+function block(all: Uint8Array, layout: BlockLayout, r: number): Uint8Array {
+  const at = layout.offset(r);
+  return all.subarray(at, at + layout.length(r));
 }
 
 /**
@@ -131,12 +136,13 @@ export async function pairwiseAlltoall(ch: CollChannel, send: Uint8Array, sendLa
   const { rank, size } = ch;
   const sendBlock = (r: number) => send.subarray(sendLayout.offset(r), sendLayout.offset(r) + sendLayout.length(r));
   const recvBlock = (r: number) => recv.subarray(recvLayout.offset(r), recvLayout.offset(r) + recvLayout.length(r));
-  ch.copy(sendBlock(rank), recvBlock(rank));
   for (let i = 1; i < size; i++) {
     const dst = (rank + i) % size;
     const src = (rank - i + size) % size;
     await ch.sendrecv(sendBlock(dst), dst, recvBlock(src), src, CollTag.ALLTOALL);
   }
+  // Our own block last: if it does not fit, every exchange has still been made (the job goes on).
+  ch.copy(sendBlock(rank), recvBlock(rank));
 }
 
 /**
