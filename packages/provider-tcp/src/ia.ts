@@ -4,7 +4,7 @@ import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type 
 import { BusyPoll } from './busy-poll.js';
 import type { ConnectionOptions } from './connection.js';
 import { TcpEndpoint } from './ep.js';
-import type { TcpParameters } from './params.js';
+import { keepAliveDelayMs, type TcpParameters } from './params.js';
 import { TcpPsp } from './psp.js';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
@@ -42,7 +42,7 @@ export class TcpIa extends IaBase {
       // Nothing is read before the accepted socket moves to its read buffer (read-buffer.ts).
       pauseOnConnect: true,
       keepAlive: this.params.keepAliveMs > 0,
-      keepAliveInitialDelay: this.params.keepAliveMs,
+      keepAliveInitialDelay: keepAliveDelayMs(this.params),
       // Accepted sockets take one mark for both directions; reading stops at frame level anyway.
       highWaterMark: this.params.writeBufferBytes,
     });

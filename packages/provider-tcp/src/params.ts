@@ -9,7 +9,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'copyThreshold', type: 'integer', default: 4096, min: 0, max: 65_536, help: 'payloads up to this size are copied into the coalescing output buffer; larger ones are written from the caller\'s memory' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
   { name: 'writeBufferBytes', type: 'integer', default: 256 * 1024, min: 16 * 1024, max: 64 * 1024 * 1024, help: 'bytes a connection may have queued in its socket before the provider stops producing frames until drain (the socket high-water mark)' },
-  { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables), so a vanished host turns into connection-broken' },
+  { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables; rounded up to whole seconds, the kernel\'s unit), so a vanished host turns into connection-broken' },
   {
     name: 'pollUs',
     type: 'integer',
@@ -33,4 +33,12 @@ export interface TcpParameters {
 
 export function resolveTcpParameters(raw: Readonly<Record<string, unknown>> | undefined): TcpParameters {
   return resolveProviderParameters('tcp', TCP_PARAMETERS, raw) as unknown as TcpParameters;
+}
+
+/**
+ * The keepalive delay to hand Node: the kernel counts whole seconds and Node truncates, so 1–999 ms
+ * would become 0, which leaves the system default (two hours) in place. Rounded up instead.
+ */
+export function keepAliveDelayMs(params: TcpParameters): number {
+  return Math.ceil(params.keepAliveMs / 1000) * 1000;
 }

@@ -137,6 +137,10 @@ export class DataPath {
     this.closed = true;
     this.unsent.drain();
     this.responses.drain();
+    // A receive taken for a SEND whose payload never finished is no longer on the endpoint's
+    // queue: flush it here, first, as the oldest.
+    const held = this.recvSink.abandon();
+    if (held !== undefined) this.host.completeRecv(held, DtoStatus.FLUSHED, 0);
   }
 
   private readonly flushTask = (): void => {
@@ -368,7 +372,14 @@ export class DataPath {
     if (head === undefined || head.seq !== h.seq) throw new ProtocolError(`NAK ${h.seq} matches no outstanding request`);
     const { status, reason } = nakStatusToCompletion(h.status);
     this.host.completeRequest(status, reason);
+    this.completeLocal();
     return DISCARD;
+  }
+
+  /** @internal A read's response has landed and completed it: local writes held behind it may go now. */
+  readCompleted(): void {
+    this.host.completeRequest(DtoStatus.SUCCESS);
+    this.completeLocal();
   }
 
   /** Cumulative ack: every request up to `ack` succeeded at the target. */
@@ -415,6 +426,13 @@ class RecvSink implements FrameSink {
 
   write(piece: Uint8Array): void {
     if (this.fits) this.writer.write(piece);
+  }
+
+  /** The stream ended inside the payload: the receive being filled, if any, handed back. */
+  abandon(): PostedRecv | undefined {
+    const recv = this.recv;
+    this.recv = undefined;
+    return recv;
   }
 
   end(): void {
@@ -506,7 +524,7 @@ class ReadResponseSink implements FrameSink {
   }
 
   end(): void {
-    this.path.host.completeRequest(DtoStatus.SUCCESS);
+    this.path.readCompleted();
   }
 }
 

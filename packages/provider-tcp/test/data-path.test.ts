@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { isFrameError, type DtoRequest } from '@dapl/core/provider-kit';
+import { isFrameError, type DtoRequest, type FrameSink } from '@dapl/core/provider-kit';
 import { DataPath, type DataPathHost } from '../src/progress.js';
-import { decodeHeader, FrameType, HEADER_SIZE } from '../src/wire/index.js';
+import { decodeHeader, FrameType, HEADER_SIZE, type TcpFrameHeader } from '../src/wire/index.js';
 
 const HIGH_WATER = 256 * 1024;
 const PAYLOAD = 64 * 1024;
@@ -151,6 +151,25 @@ describe('tcp data path, local completion', () => {
     for (let i = 0; i < 4; i++) submit(request('rdma-write', PAYLOAD, true));
     expect(socket.writableLength).toBeGreaterThan(0);
     return Promise.resolve().then(() => expect(completed).toEqual(first.map((r) => r.seq)));
+  });
+
+  it('completes a local write held behind a read as soon as the read\'s response has come, without an acknowledgement', async () => {
+    const { path, socket, submit, completed } = dataPath();
+    socket.takesAll = true;
+    const into = { bytes: new Uint8Array(16) } as unknown as DtoRequest['iov'][number]['lmr'];
+    const read: DtoRequest = { ...request('rdma-read', 16), iov: [{ lmr: into, offset: 0, length: 16 }] };
+    const write = request('rdma-write', 16, true);
+    submit(read);
+    submit(write);
+    await nextTurn();
+    await Promise.resolve();
+    expect(completed).toEqual([]); // the read heads the queue
+    const response: TcpFrameHeader = { type: FrameType.READ_RESP, flags: 0, status: 0, payloadLength: 16, seq: read.seq, ack: 0, aux: 0, rmrContext: 0n, targetOffset: 0n };
+    const sink = path.onFrame(response) as FrameSink;
+    sink.write(new Uint8Array(16).fill(4));
+    sink.end();
+    expect(completed).toEqual([read.seq, write.seq]);
+    expect([...into.bytes]).toEqual(new Array(16).fill(4));
   });
 
   it('never completes a read early (its data has not arrived)', async () => {

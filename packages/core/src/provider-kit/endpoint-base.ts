@@ -185,6 +185,8 @@ export abstract class EndpointBase implements Endpoint {
     this.ia.checkOpen('reset');
     this.apply('reset');
     this.peerAddress = undefined;
+    // The next connection is a new stream: its first request is 1 again, as its peer expects.
+    this.nextSeq = 1;
   }
 
   free(): void {

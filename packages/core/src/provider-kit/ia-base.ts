@@ -213,7 +213,12 @@ export abstract class IaBase implements InterfaceAdapter {
     this.psps.delete(psp);
   }
 
+  /** A PSP whose listener came up: kept, or freed at once if the IA closed while it was starting. */
   private track(psp: PspBase): PspBase {
+    if (this.isClosed) {
+      psp.free();
+      throw new DatError(DatStatus.INVALID_HANDLE, 'cannot create the PSP: the IA was closed while its listener started', { argument: 'ia', subtype: 'DAT_INVALID_HANDLE_IA' });
+    }
     this.psps.add(psp);
     return psp;
   }

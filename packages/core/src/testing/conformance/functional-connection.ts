@@ -177,9 +177,12 @@ export function registerConnectionTests(h: Harness): void {
     await expectFlushedReceives(h, server, 1, 's');
   });
 
-  h.test('reset() after a disconnect, then reconnect the same endpoints through the same PSP', [], async () => {
+  h.test('reset() after a disconnect, then reconnect the same endpoints through the same PSP (traffic before and after)', [], async () => {
     const pair = await connectPair(h);
     const { client, server, listener } = pair;
+    // Traffic on the first connection: the second must not carry its request numbering over.
+    await expectRoundTrip(h, client, server, 'first');
+    await expectRoundTrip(h, server, client, 'first back');
     client.ep.disconnect();
     await h.nextEvent(client.connect, 'connection-disconnected');
     await h.nextEvent(server.connect, 'connection-disconnected');
