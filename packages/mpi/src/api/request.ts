@@ -1,8 +1,8 @@
 import type { RequestCore } from '../adi/request-core.js';
 import { RecvRequest, SendRequest } from '../adi/requests.js';
-import { ANY_SOURCE, ANY_TAG } from './constants.js';
+import { ANY_SOURCE, ANY_TAG, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
-import type { Status } from './status.js';
+import { Status } from './status.js';
 
 /** Cancels a posted receive; supplied by the communicator's engine. */
 export type Canceller = (request: RecvRequest) => boolean;
@@ -20,6 +20,11 @@ export class Request {
   readonly #core: RequestCore;
   readonly #cancel: Canceller | undefined;
   readonly #waits: WaitDeclarer | undefined;
+  /**
+   * waitAny, waitSome or testAny has handed out its completion: to them it is MPI_REQUEST_NULL from
+   * now on, so the loop `for (n times) waitAny(requests)` visits each request once, as in MPI.
+   */
+  #handedOut = false;
 
   /** @internal */
   constructor(core: RequestCore, cancel?: Canceller, waits?: WaitDeclarer) {
@@ -104,25 +109,36 @@ export class Request {
     return statuses;
   }
 
-  static async waitAny(requests: readonly Request[]): Promise<{ index: number; status: Status }> {
-    const list = requireRequests(requests);
-    if (list.length === 0) throw new MpiError(ErrorClass.ERR_ARG, 'waitAny needs at least one request', { argument: 'requests' });
-    await whenAnyDone(list);
-    const index = list.findIndex((r) => r.done);
-    return { index, status: await list[index].wait() };
+  /**
+   * Wait until one of the active requests completes (MPI_Waitany): its index and status. A request
+   * whose completion waitAny, waitSome or testAny already returned is inactive, as is a `null`
+   * entry (MPI_REQUEST_NULL); with none active the index is `UNDEFINED` and the status empty.
+   */
+  static async waitAny(requests: readonly (Request | null)[]): Promise<{ index: number; status: Status }> {
+    const list = requireRequests(requests, true);
+    const active = list.filter(isActive);
+    if (active.length === 0) return { index: UNDEFINED, status: Status.EMPTY };
+    await whenAnyDone(active);
+    const index = list.findIndex((r) => isActive(r) && r.done);
+    const request = list[index]!;
+    request.#handedOut = true;
+    return { index, status: await request.wait() };
   }
 
-  /** Wait until at least one completes; every completed one's index and status. */
-  static async waitSome(requests: readonly Request[]): Promise<{ indices: number[]; statuses: Status[] }> {
-    const list = requireRequests(requests);
-    if (list.length === 0) return { indices: [], statuses: [] };
-    await whenAnyDone(list);
+  /** Wait until at least one active request completes (MPI_Waitsome): every completed active one's index and status; none active: no indices. */
+  static async waitSome(requests: readonly (Request | null)[]): Promise<{ indices: number[]; statuses: Status[] }> {
+    const list = requireRequests(requests, true);
+    const active = list.filter(isActive);
+    if (active.length === 0) return { indices: [], statuses: [] };
+    await whenAnyDone(active);
     const indices: number[] = [];
     const statuses: Status[] = [];
     for (let i = 0; i < list.length; i++) {
-      if (!list[i].done) continue;
+      const r = list[i];
+      if (!isActive(r) || !r.done) continue;
+      r.#handedOut = true;
       indices.push(i);
-      statuses.push(await list[i].wait());
+      statuses.push(await r.wait());
     }
     return { indices, statuses };
   }
@@ -134,12 +150,25 @@ export class Request {
     return list.map((r) => r.test()!);
   }
 
-  /** A completed request's index and status, or undefined (MPI_Testany). */
-  static testAny(requests: readonly Request[]): { index: number; status: Status } | undefined {
-    const list = requireRequests(requests);
-    const index = list.findIndex((r) => r.done);
-    return index < 0 ? undefined : { index, status: list[index].test()! };
+  /** A completed active request's index and status, or undefined (MPI_Testany; inactive requests as in waitAny); none active: `UNDEFINED` and the empty status. */
+  static testAny(requests: readonly (Request | null)[]): { index: number; status: Status } | undefined {
+    const list = requireRequests(requests, true);
+    if (!list.some(isActive)) return { index: UNDEFINED, status: Status.EMPTY };
+    const index = list.findIndex((r) => isActive(r) && r.done);
+    if (index < 0) return undefined;
+    const request = list[index]!;
+    request.#handedOut = true;
+    return { index, status: request.test()! };
   }
+
+  /** @internal Whether waitAny, waitSome and testAny still consider it. */
+  get active(): boolean {
+    return !this.#handedOut;
+  }
+}
+
+function isActive(r: Request | null): r is Request {
+  return r !== null && r.active;
 }
 
 /** What a deadlock report says a rank waits for. */
@@ -152,12 +181,16 @@ function describe(core: RequestCore): string {
   return 'an MPI request';
 }
 
-function requireRequests(requests: unknown): readonly Request[] {
+function requireRequests(requests: unknown): readonly Request[];
+function requireRequests(requests: unknown, nullAllowed: true): readonly (Request | null)[];
+function requireRequests(requests: unknown, nullAllowed = false): readonly (Request | null)[] {
   if (!Array.isArray(requests)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests must be an array of Request, got ${describeValue(requests)}`, { argument: 'requests' });
   requests.forEach((r, i) => {
-    if (!(r instanceof Request)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests[${i}] must be a Request, got ${describeValue(r)}`, { argument: `requests[${i}]` });
+    if (!(r instanceof Request) && !(nullAllowed && r === null)) {
+      throw new MpiError(ErrorClass.ERR_REQUEST, `requests[${i}] must be a Request${nullAllowed ? ' or null' : ''}, got ${describeValue(r)}`, { argument: `requests[${i}]` });
+    }
   });
-  return requests as readonly Request[];
+  return requests as readonly (Request | null)[];
 }
 
 function whenAnyDone(list: readonly Request[]): Promise<void> {
