@@ -57,7 +57,7 @@ describe('MPI collectives, more', () => {
   );
 
   it.each([['tcp', ['--in-process'], 3], ['ib', ['--provider', 'ib'], 5], ['combuf', ['--provider', 'combuf'], 4]] as const)(
-    'edges (%s, launched %j with %i ranks): IN_PLACE alltoall and alltoallv with a struct of swapped blocks and a resized type; an empty allgatherv block placed past the data',
+    'edges (%s, launched %j with %i ranks): IN_PLACE alltoall and alltoallv with a struct of swapped blocks and a resized type; an empty allgatherv block placed past the data; scatterv into larger receive buffers',
     async (_p, launch, n) => {
       const lines = passed(await daplRun(['-n', String(n), ...launch, fixture('coll-extras'), 'edges'], {}, KILL_AFTER_MS));
       expect(lines).toEqual(Array.from({ length: n }, (_, r) => `rank ${r}: collective edges ok`));

@@ -312,8 +312,11 @@ export class Collectives {
     }
     const out = inPlace ? undefined : this.#span(recvbuf as ArrayBufferView, { datatype, count: options.count }, 'recvbuf');
     const mine = new Uint8Array(isRoot ? layout!.length(r) : out!.size);
-    await linearScatter(this.ch, all, mine, r, layout);
-    if (out !== undefined) unpacked(out, mine, this.ch);
+    const got = await linearScatter(this.ch, all, mine, r, layout);
+    if (out === undefined) return;
+    // Only the block that came: the rest of a larger receive buffer stays as it was.
+    if (got > out.size) throw new MpiError(ErrorClass.ERR_TRUNCATE, `recvbuf holds ${out.size} bytes, the root's own block is ${got}`, { argument: 'recvbuf' });
+    unpacked(out, mine.subarray(0, got), this.ch);
   }
 
   async allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options: BufferOptions = {}): Promise<void> {

@@ -83,16 +83,18 @@ export async function linearGather(ch: CollChannel, mine: Uint8Array, all: Uint8
   ch.copy(mine, block(all!, layout!, rank));
 }
 
-/** Linear scatter of blocks of any size (scatterv). Cost (p − 1) · α + nβ at the root. */
-export async function linearScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, layout: BlockLayout | undefined): Promise<void> {
+/** Linear scatter of blocks of any size (scatterv); the bytes of this rank's block, at the start of `mine`. Cost (p − 1) · α + nβ at the root. */
+export async function linearScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, layout: BlockLayout | undefined): Promise<number> {
   const { rank, size } = ch;
-  if (rank !== root) return ch.recv(mine, root, CollTag.SCATTER);
+  if (rank !== root) return (await ch.irecv(mine, root, CollTag.SCATTER).wait()).count;
   const requests = [];
   for (let r = 0; r < size; r++) {
     if (r !== rank) requests.push(ch.isend(block(all!, layout!, r), r, CollTag.SCATTER));
   }
   await waitAll(requests);
-  ch.copy(block(all!, layout!, rank), mine);
+  const own = block(all!, layout!, rank);
+  ch.copy(own, mine);
+  return own.length;
 }
 
 /** Block `r` of `all` as `layout` places it. */
