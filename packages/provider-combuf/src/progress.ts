@@ -55,7 +55,7 @@ export class CombufDataPath extends SimDataPathBase<CombufEndpoint, Flight> {
 
   /** `f`, a send, found no receive: park it and everything after it. */
   park(f: Flight): void {
-    this.stall();
+    this.stall(f.req);
     this.parked = f;
   }
 }

@@ -39,10 +39,13 @@ export class IbDataPath extends SimDataPathBase<IbEndpoint, Flight> {
   peerPostedRecv(atNs: number): void {
     const rnr = this.rnr;
     if (rnr === undefined) return;
+    const { rnrTimerNs: timer, rnrRetries } = this.fabric.params;
+    const k = Math.max(1, Math.ceil((atNs - rnr.since) / timer));
+    // Posted (on the poster's clock, which may run ahead of the kernel's) after the last retry:
+    // the retries have run out by then, and the scheduled give-up stands.
+    if (rnrRetries !== RNR_RETRY_FOREVER && k > rnrRetries - rnr.f.retriesUsed) return;
     this.rnr = undefined;
     if (rnr.giveUp !== 0) this.fabric.kernel.cancel(rnr.giveUp);
-    const timer = this.fabric.params.rnrTimerNs;
-    const k = Math.max(1, Math.ceil((atNs - rnr.since) / timer));
     // The re-sent request has spent k more retries by then.
     this.fabric.kernel.schedule(rnr.since + k * timer, resumeFlight, { ...rnr.f, retriesUsed: rnr.f.retriesUsed + k });
   }
@@ -59,7 +62,7 @@ export class IbDataPath extends SimDataPathBase<IbEndpoint, Flight> {
   // ---- called from the events -------------------------------------------------------------
 
   onRnr(f: Flight, atNs: number): void {
-    this.stall();
+    this.stall(f.req);
     const { rnrRetries, rnrTimerNs } = this.fabric.params;
     if (rnrRetries === RNR_RETRY_FOREVER) {
       this.rnr = { f, since: atNs, giveUp: 0 };

@@ -58,3 +58,52 @@ describe('ib receiver-not-ready', () => {
     expect(sentAt).toBeGreaterThan(arrivedAt);
   });
 });
+
+describe('ib: the retry budget is counted on the receiver\'s clock', () => {
+  it('a receive posted after CPU work has taken the receiver past the last retry does not save the send', async () => {
+    let status: string | undefined;
+    const result = await runPair(FINITE, 64, async (side) => {
+      if (side.rank === 0) {
+        side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 8 }], 's0');
+        const done = await nextEvent(side.request);
+        status = done.type === 'dto-completion' ? done.status : done.type;
+      } else {
+        // The send is refused at about 22 µs; its two retries end at about 24 µs. The receiver is
+        // woken before that in kernel time, but computes 5 µs first: its receive is posted at ~28 µs.
+        await side.kernel.sleep(1, 23_000 - side.clock.nowNs);
+        side.clock.charge(5_000);
+        side.ep.postRecv([{ lmr: side.lmr, offset: 0, length: 8 }], 'r0');
+      }
+      await nextEvent(side.connect);
+    });
+    expect(result.outcome).toBe('completed');
+    expect(status).toBe(DtoStatus.RECEIVER_NOT_READY);
+  });
+});
+
+describe('ib: a receive a send has reached when the receiver disconnects', () => {
+  it('completes or flushes, never stays outstanding, wherever the disconnect falls in the send\'s flight', async () => {
+    const outcomes = new Set<string>();
+    // Disconnect times across the send's arrival (the send leaves at about 21 µs, lands by about 32 µs).
+    for (let at = 20_000; at <= 34_000; at += 250) {
+      let recvOutcome = 'none';
+      const result = await runPair({}, 64, async (side) => {
+        if (side.rank === 0) {
+          side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 8 }], 's0');
+          const done = await nextEvent(side.request);
+          expect(done.type).toBe('dto-completion');
+          return;
+        }
+        side.ep.postRecv([{ lmr: side.lmr, offset: 0, length: 8 }], 'r0');
+        if (at > side.clock.nowNs) await side.kernel.sleep(1, at - side.clock.nowNs);
+        side.ep.disconnect();
+        const e = await nextEvent(side.recv);
+        recvOutcome = e.type === 'dto-completion' ? `${String(e.cookie)} ${e.status}` : e.type;
+      });
+      expect(result.outcome, `disconnect at ${at} ns`).toBe('completed');
+      outcomes.add(recvOutcome);
+    }
+    // Both sides of the window were crossed: some receives completed, some were flushed.
+    expect([...outcomes].sort()).toEqual([`r0 ${DtoStatus.FLUSHED}`, `r0 ${DtoStatus.SUCCESS}`]);
+  });
+});

@@ -53,7 +53,7 @@ export class LapiDataPath extends SimDataPathBase<LapiEndpoint, Flight> {
 
   /** The header handler found no posted receive for `f` at `atNs`. */
   refused(f: Flight, atNs: number): void {
-    this.stall();
+    this.stall(f.req);
     this.stalled = { f, since: atNs };
   }
 }

@@ -26,8 +26,10 @@ export interface SimFlight<E extends SimEndpoint = SimEndpoint> {
   /** The endpoints' connection generations when the flight left: a newer connection drops it. */
   readonly srcGen: number;
   readonly dstGen: number;
-  /** The path's epoch when the flight left: a stall since then makes it stale. */
+  /** The path's epoch when the flight left: a reset of the connection since then makes it stale. */
   readonly epoch: number;
+  /** How often a stall had sent its request back when it left: a later stall makes it stale. */
+  readonly issue: number;
 }
 
 /** The target's side of a flight is done: `recv` (a send's) completes with `recvStatus`. */
@@ -58,8 +60,14 @@ export interface ReadResponse<F extends SimFlight = SimFlight> {
  * and says when a stalled send goes again (`peerPostedRecv`).
  */
 export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight<E>> implements SimDataPath, FlightPath {
-  /** Flights of older epochs are stale (a stall sent everything after the stalled request back). */
+  /** Flights of older epochs are stale (the connection was reset). */
   private epoch = 0;
+  /**
+   * Per request still outstanding, how often a stall sent it back: only its own flights and those
+   * of the requests behind it go stale, never a flight ahead of the stalled one (which may already
+   * have taken its receive and must still complete).
+   */
+  private readonly reissues = new Map<DtoRequest, number>();
   /** A request is stalled: new requests are not issued until it goes out again. */
   private blocked = false;
   private readonly results = new Map<DtoRequest, DtoOutcome>();
@@ -100,12 +108,13 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
     this.blocked = false;
     this.forgetStall();
     this.results.clear();
+    this.reissues.clear();
   }
 
   // ---- called from the events -------------------------------------------------------------
 
   isCurrent(f: SimFlight): boolean {
-    return f.epoch === this.epoch && f.src.gen === f.srcGen;
+    return f.epoch === this.epoch && f.issue === (this.reissues.get(f.req) ?? 0) && f.src.gen === f.srcGen;
   }
 
   /** Record a request's outcome; complete requests from the head while they have one (post order). */
@@ -115,6 +124,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
       const done = this.results.get(head);
       if (done === undefined) return;
       this.results.delete(head);
+      this.reissues.delete(head);
       this.ep.finishHead(done.status, done.reason);
     }
   }
@@ -131,16 +141,19 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
     }
   }
 
-  /** A request stalled: flights in the air become stale and new requests wait for `resume`. */
-  protected stall(): void {
-    this.epoch++;
+  /** `stalled` found no receive: its flights and those behind it become stale, and new requests wait for `resume`. */
+  protected stall(stalled: DtoRequest): void {
     this.blocked = true;
+    let i = 0;
+    let r = this.ep.requestAt(i);
+    while (r !== undefined && r !== stalled) r = this.ep.requestAt(++i);
+    for (; r !== undefined; r = this.ep.requestAt(++i)) this.reissues.set(r, (this.reissues.get(r) ?? 0) + 1);
   }
 
   private flight(req: DtoRequest, resent: F | undefined): F | undefined {
     const dst = this.ep.peer as E | undefined;
     if (dst === undefined) return undefined;
-    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch }, resent);
+    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch, issue: this.reissues.get(req) ?? 0 }, resent);
   }
 }
 

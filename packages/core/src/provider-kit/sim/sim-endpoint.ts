@@ -1,4 +1,4 @@
-import type { DatStatus, DtoStatus } from '../../dat/status.js';
+import { DtoStatus, type DatStatus } from '../../dat/status.js';
 import { EpState } from '../../dat/endpoint.js';
 import { BoundPsp } from '../bound-psp.js';
 import { EndpointBase, type DtoRequest, type PostedRecv } from '../endpoint-base.js';
@@ -31,6 +31,8 @@ export abstract class SimEndpoint extends EndpointBase {
   /** Bumped whenever this endpoint's connection ends or changes: events of an older one are dropped. */
   gen = 0;
   private pendingConnect = false;
+  /** Receives a send's flight has taken and not yet completed, oldest first. */
+  private readonly filling: PostedRecv[] = [];
   protected abstract readonly path: SimDataPath;
 
   get fabric(): SimFabric {
@@ -101,11 +103,24 @@ export abstract class SimEndpoint extends EndpointBase {
   }
 
   override takeRecv(): PostedRecv | undefined {
-    return super.takeRecv();
+    const recv = super.takeRecv();
+    if (recv !== undefined) this.filling.push(recv);
+    return recv;
   }
 
   completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
+    const at = this.filling.indexOf(recv);
+    if (at >= 0) this.filling.splice(at, 1);
     this.completeRecv(recv, status, length);
+  }
+
+  /**
+   * Receives a send has taken whose data was still on its way when the connection went: their
+   * completion was dropped with the connection, so they flush here, first (they are the oldest).
+   */
+  protected override flush(): void {
+    for (const recv of this.filling.splice(0)) this.completeRecv(recv, DtoStatus.FLUSHED, 0);
+    super.flush();
   }
 
   immediateArrived(immediate: number, length: number): void {

@@ -78,6 +78,24 @@ export function registerFlowTests(h: Harness): void {
     expect(peak, `server peakBufferedBytes ${peak}`).toBeLessThanOrEqual(h.fixture.maxBufferedBytes);
   }, Math.max(h.testTimeoutMs, 60_000));
 
+  for (const size of [8, 4096]) {
+    h.test(`two ${size}-byte sends back to back into a receiver that posts one receive at a time: both arrive and complete, in order`, [], async () => {
+      const { client, server } = await connectPair(h);
+      const src = region(client.pz, 2 * size, MemAccess.LOCAL);
+      const dst = region(server.pz, 2 * size, MemAccess.LOCAL, 0);
+      server.ep.postRecv([seg(dst.lmr, 0, size)], 'r0');
+      // The second send finds no receive and waits: the first, already in its receive, must still complete.
+      client.ep.postSend([seg(src.lmr, 0, size)], 's0');
+      client.ep.postSend([seg(src.lmr, size, size)], 's1');
+      expect(await h.nextEvent(server.recv, 'dto-completion')).toMatchObject({ cookie: 'r0', status: DtoStatus.SUCCESS, transferredLength: size });
+      server.ep.postRecv([seg(dst.lmr, size, size)], 'r1');
+      expect(await h.nextEvent(server.recv, 'dto-completion')).toMatchObject({ cookie: 'r1', status: DtoStatus.SUCCESS, transferredLength: size });
+      expect(await h.nextEvent(client.request, 'dto-completion')).toMatchObject({ cookie: 's0', status: DtoStatus.SUCCESS });
+      expect(await h.nextEvent(client.request, 'dto-completion')).toMatchObject({ cookie: 's1', status: DtoStatus.SUCCESS });
+      expectSameBytes(dst.bytes, src.bytes, 'both messages, in order');
+    });
+  }
+
   h.test('EVDs of depth 4 under 64 messages lose no completion and keep their order', [], async () => {
     const count = 64;
     const { client, server } = await connectPair(h, { evdDepth: 4 });
