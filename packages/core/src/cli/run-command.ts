@@ -16,8 +16,11 @@ import type { SpawnRank } from '../launcher/rank-process.js';
 import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
 import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
 
-/** The launcher's own signals that are forwarded to the ranks. */
-const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+/**
+ * The launcher's own signals that are forwarded to the ranks. SIGHUP too: the ranks run in their
+ * own process groups, so a closed terminal would otherwise leave them running.
+ */
+const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const RUN_DESCRIPTION = [
   'Starts N node processes running program.mjs, serves them PMI-1 (so each gets its rank, the job size',
@@ -42,7 +45,8 @@ const RUN_DESCRIPTION = [
   '  DAPL_CONFIG=<absolute path>         with --config',
   '(PMI_PORT and PMI_ID from an outer launcher are removed.)',
   '',
-  'SIGINT and SIGTERM sent to dapl run are forwarded to every rank; a second one kills them.',
+  'SIGINT, SIGTERM and SIGHUP sent to dapl run are forwarded to every rank; a second one kills them.',
+  'When nobody reads its output any more (dapl run ... | head), the job is stopped as by SIGPIPE.',
   '',
   'In-process (--in-process, and always with a provider whose capabilities say inProcess, such as a',
   'simulated one): the N ranks run as async tasks of dapl run itself, each importing its own instance',
@@ -152,10 +156,18 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       const signals = deps.signals ?? process;
       const onSignal = (signal: NodeJS.Signals): void => job.interrupt(signal);
       for (const s of FORWARDED_SIGNALS) signals.on(s, onSignal);
+      // A closed pipe on our output: nobody reads the ranks' output, so stop them as a shell
+      // pipeline would (exit 141), instead of crashing on the write error and leaving them running.
+      const onOutputError = (error: NodeJS.ErrnoException): void => {
+        if (error.code === 'EPIPE') job.interrupt('SIGPIPE');
+      };
+      const outputs = [io.stdout, io.stderr].filter(isEmitter);
+      for (const o of outputs) o.on('error', onOutputError);
       try {
         return exitCodeOf(await job.run());
       } finally {
         for (const s of FORWARDED_SIGNALS) signals.off(s, onSignal);
+        for (const o of outputs) o.off('error', onOutputError);
         // Stop reading our stdin, so that an open terminal or pipe does not keep `dapl` alive.
         if (stdin === process.stdin) stdin.pause();
       }
@@ -164,6 +176,10 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
 }
 
 export const runCommand: CliCommand = createRunCommand();
+
+function isEmitter<T>(stream: T): stream is T & NodeJS.EventEmitter {
+  return typeof (stream as NodeJS.EventEmitter).on === 'function' && typeof (stream as NodeJS.EventEmitter).off === 'function';
+}
 
 async function isFile(path: string): Promise<boolean> {
   try {

@@ -154,11 +154,13 @@ export class Job {
 
     process.pmi.on('error', () => undefined); // the server reports what matters; a reset socket must not crash the launcher
     process.pmi.once('data', () => (state.spokePmi = true));
+    this.#server!.attach(process.pmi, rank);
+    // After the server's own listeners: on a reset socket 'close' comes without 'end', and the
+    // server must have recorded the disconnect (without finalize) before the exit is judged.
     process.pmi.once('close', () => {
       state.pmiClosed = true;
       this.#settle(state);
     });
-    this.#server!.attach(process.pmi, rank);
     if (withStdin && process.stdin !== undefined) {
       process.stdin.on('error', () => undefined); // EPIPE once rank 0 has exited
       spec.stdin!.pipe(process.stdin);
