@@ -114,7 +114,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   // ---- called from the events -------------------------------------------------------------
 
   isCurrent(f: SimFlight): boolean {
-    return f.epoch === this.epoch && f.issue === (this.reissues.get(f.req) ?? 0) && f.src.gen === f.srcGen;
+    return f.epoch === this.epoch && f.issue === this.#reissuesOf(f.req) && f.src.gen === f.srcGen;
   }
 
   /** Record a request's outcome; complete requests from the head while they have one (post order). */
@@ -124,7 +124,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
       const done = this.results.get(head);
       if (done === undefined) return;
       this.results.delete(head);
-      this.reissues.delete(head);
+      if (this.reissues.size > 0) this.reissues.delete(head);
       this.ep.finishHead(done.status, done.reason);
     }
   }
@@ -153,7 +153,12 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   private flight(req: DtoRequest, resent: F | undefined): F | undefined {
     const dst = this.ep.peer as E | undefined;
     if (dst === undefined) return undefined;
-    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch, issue: this.reissues.get(req) ?? 0 }, resent);
+    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch, issue: this.#reissuesOf(req) }, resent);
+  }
+
+  /** Per event on the hot path: nothing to look up while no stall has happened. */
+  #reissuesOf(req: DtoRequest): number {
+    return this.reissues.size === 0 ? 0 : (this.reissues.get(req) ?? 0);
   }
 }
 
