@@ -8,7 +8,7 @@ import { transitionEp, type EpInput } from './ep-state.js';
 import type { EvdQueue } from './evd-queue.js';
 import { Fifo } from '../util/fifo.js';
 import type { IaBase } from './ia-base.js';
-import { checkIov } from './iov.js';
+import { iovLength, takeIov } from './iov.js';
 import type { KitPz } from './memory.js';
 import { notSupported } from './not-supported.js';
 import { describe, requireBytes, requireInteger, requireObject } from './validate.js';
@@ -139,9 +139,10 @@ export abstract class EndpointBase implements Endpoint {
   postSend(iov: Iov, cookie: unknown, options?: PostOptions): void {
     this.checkPostable('postSend');
     const flags = postFlags(options);
-    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
+    const taken = takeIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
+    const length = iovLength(taken);
     this.checkLength(length, this.ia.limits.maxMessageSize, 'maxMessageSize');
-    this.enqueue('send', cookie, iov, length, undefined, 0, flags);
+    this.enqueue('send', cookie, taken, length, undefined, 0, flags);
   }
 
   postRecv(iov: Iov, cookie: unknown): void {
@@ -151,11 +152,11 @@ export abstract class EndpointBase implements Endpoint {
     if (state === EpState.DISCONNECTED || state === EpState.DISCONNECT_PENDING) {
       throw new DatError(DatStatus.INVALID_STATE, `cannot postRecv on an endpoint in state ${state}`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
     }
-    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRecvIov);
+    const taken = takeIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRecvIov);
     if (this.recvs.size >= this.attributes.maxRecvDtos) {
       throw new DatError(DatStatus.QUEUE_FULL, `${this.recvs.size} receives are posted; the endpoint's maxRecvDtos is ${this.attributes.maxRecvDtos}`, { argument: 'ep' });
     }
-    this.recvs.push({ cookie, iov, length });
+    this.recvs.push({ cookie, iov: taken, length: iovLength(taken) });
     this.onRecvPosted();
   }
 
@@ -165,20 +166,20 @@ export abstract class EndpointBase implements Endpoint {
     const withImmediate = options.immediate !== undefined;
     this.requireCapability(withImmediate ? 'rdma-write-immediate' : 'rdma-write', 'postRdmaWrite');
     const immediate = withImmediate ? requireInteger(options.immediate, 'options.immediate', 0, 0xffffffff) : 0;
-    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
+    const taken = takeIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
+    const length = iovLength(taken);
     this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
-    checkRemote(remote, length);
-    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, iov, length, remote, immediate, flags);
+    this.enqueue(withImmediate ? 'rdma-write-immediate' : 'rdma-write', cookie, taken, length, takeRemote(remote, length), immediate, flags);
   }
 
   postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: PostOptions): void {
     this.checkPostable('postRdmaRead');
     const flags = postFlags(options) & ~POST_LOCAL;
     this.requireCapability('rdma-read', 'postRdmaRead');
-    const length = checkIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRequestIov);
+    const taken = takeIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRequestIov);
+    const length = iovLength(taken);
     this.checkLength(length, this.ia.limits.maxRdmaSize, 'maxRdmaSize');
-    checkRemote(remote, length);
-    this.enqueue('rdma-read', cookie, iov, length, remote, 0, flags);
+    this.enqueue('rdma-read', cookie, taken, length, takeRemote(remote, length), 0, flags);
   }
 
   reset(): void {
@@ -370,11 +371,13 @@ function optionalBoolean(value: unknown, argument: string): boolean {
   return value === true;
 }
 
-function checkRemote(remote: unknown, length: number): void {
+/** The remote triplet, copied as checked (the provider reads it later; the caller's object is its own again). */
+function takeRemote(remote: unknown, length: number): RmrTriplet {
   if (typeof remote !== 'object' || remote === null) {
     throw new DatError(DatStatus.INVALID_PARAMETER, `remote must be an RmrTriplet { rmrContext, targetOffset, length }, got ${describe(remote)}`, { argument: 'remote' });
   }
-  const r = remote as { rmrContext: unknown; targetOffset: unknown; length: unknown };
+  const given = remote as RmrTriplet;
+  const r = { rmrContext: given.rmrContext as unknown, targetOffset: given.targetOffset as unknown, length: given.length as unknown };
   if (typeof r.rmrContext !== 'bigint' || r.rmrContext < 0n || r.rmrContext > 0xffffffffffffffffn) {
     throw new DatError(DatStatus.INVALID_PARAMETER, `remote.rmrContext must be a 64-bit unsigned bigint, got ${describe(r.rmrContext)}`, { argument: 'remote.rmrContext' });
   }
@@ -384,4 +387,5 @@ function checkRemote(remote: unknown, length: number): void {
   if (typeof r.length !== 'number' || !Number.isSafeInteger(r.length) || r.length < length) {
     throw new DatError(DatStatus.LENGTH_ERROR, `remote.length must be an integer >= the iov's ${length} bytes, got ${describe(r.length)}`, { argument: 'remote.length' });
   }
+  return r as RmrTriplet;
 }

@@ -5,7 +5,7 @@ import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
 import type { InterfaceAdapter } from '../dat/ia.js';
 import { defer } from '../util/defer.js';
 import { Fifo } from '../util/fifo.js';
-import { requireFunction, requireInteger } from './validate.js';
+import { describe, requireFunction, requireInteger } from './validate.js';
 
 interface Waiter {
   resolve(event: DatEvent): void;
@@ -82,8 +82,14 @@ export class EvdQueue implements EventDispatcher {
 
   wait(options: EvdWaitOptions = {}): Promise<DatEvent> {
     this.checkNotFreed('wait');
+    if (typeof options !== 'object' || options === null) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `options must be an object { timeoutMs?, signal? }, got ${describe(options)}`, { argument: 'options' });
+    }
     const { timeoutMs, signal } = options;
     if (timeoutMs !== undefined) requireInteger(timeoutMs, 'timeoutMs', 0, 2 ** 31 - 1);
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `signal must be an AbortSignal, got ${describe(signal)}`, { argument: 'signal' });
+    }
     const ready = this.dequeue();
     if (ready !== undefined) return Promise.resolve(ready);
     if (signal?.aborted) return Promise.reject(interrupted());
@@ -92,6 +98,7 @@ export class EvdQueue implements EventDispatcher {
       if (timeoutMs !== undefined) {
         waiter.timer = setTimeout(() => {
           this.removeWaiter(waiter);
+          settle(waiter); // the abort listener, if any, goes with it
           reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `no event within ${timeoutMs} ms`, { argument: 'timeoutMs' }));
         }, timeoutMs);
       }
@@ -135,6 +142,8 @@ export class EvdQueue implements EventDispatcher {
       throw new DatError(DatStatus.INVALID_STATE, `the EVD is still used by ${this.users} endpoint(s) or PSP(s); free those first`, { argument: 'evd', subtype: 'DAT_INVALID_STATE_EVD_IN_USE' });
     }
     this.destroy();
+    // Forgotten by its IA at once, not only at close: an IA that makes and frees EVDs keeps none.
+    (this.ia as { forgetEvd?(evd: EvdQueue): void }).forgetEvd?.(this);
   }
 
   /** Release without the in-use check (IA close). */

@@ -53,6 +53,7 @@ export abstract class IaBase implements InterfaceAdapter {
   private readonly endpoints = new Set<EndpointBase>();
   private readonly psps = new Set<PspBase>();
   private readonly evds = new Set<EvdQueue>();
+  private closing: Promise<void> | undefined;
   private isClosed = false;
 
   constructor(init: IaBaseInit) {
@@ -161,8 +162,12 @@ export abstract class IaBase implements InterfaceAdapter {
     return this.extensionMap[name];
   }
 
-  async close(): Promise<void> {
-    if (this.isClosed) return;
+  /** Every call waits for the same close: a second one does not return before the first is done. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private async closeOnce(): Promise<void> {
     for (const ep of [...this.endpoints]) if (!ep.freed) ep.free();
     for (const psp of [...this.psps]) if (!psp.freed) psp.free();
     this.isClosed = true;
@@ -211,6 +216,11 @@ export abstract class IaBase implements InterfaceAdapter {
 
   forgetPsp(psp: PspBase): void {
     this.psps.delete(psp);
+  }
+
+  /** A freed EVD. */
+  forgetEvd(evd: EvdQueue): void {
+    this.evds.delete(evd);
   }
 
   /** A PSP whose listener came up: kept, or freed at once if the IA closed while it was starting. */

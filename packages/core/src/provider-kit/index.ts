@@ -24,7 +24,7 @@ export { describe as describeValue, invalidParameter, requireBytes, requireFunct
 export { EvdQueue } from './evd-queue.js';
 export { RmrTable, REMOTE_RIGHTS, type RmrWindow, type RemoteAccessGrant, type RemoteAccessResult } from './rmr-table.js';
 export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory.js';
-export { checkIov, copyIov, gatherInto, IovWriter } from './iov.js';
+export { checkIov, copyIov, gatherInto, iovLength, IovWriter, takeIov } from './iov.js';
 export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
 export { ConnectionRequestBase, PspBase } from './psp-base.js';
 export { ListenerTable, type ConnectRefusal } from './listener-table.js';

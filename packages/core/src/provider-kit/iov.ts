@@ -1,6 +1,6 @@
 import { DatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
-import type { Iov } from '../dat/memory.js';
+import type { Iov, LmrTriplet } from '../dat/memory.js';
 import { isKitLmr, type KitPz } from './memory.js';
 import { describe } from './validate.js';
 
@@ -22,6 +22,38 @@ export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number
     if (fault !== Fault.NONE) throw segmentError(fault, `${argument}[${i}]`, seg, need);
     total += (seg as { length: number }).length;
   }
+  return total;
+}
+
+/**
+ * As `checkIov`, returning a copy of the iov made from the values it checked: the provider reads
+ * the segments later (when the data moves), and once a post has returned the caller's array and
+ * segment objects are its own again (uDAPL copies them into the work request). Without the copy a
+ * segment changed after the post would be used unchecked: another LMR, its rights, its bounds.
+ */
+export function takeIov(iov: unknown, argument: string, pz: KitPz, need: number, maxIov: number): LmrTriplet[] {
+  if (!Array.isArray(iov)) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be an array of { lmr, offset, length }, got ${describe(iov)}`, { argument });
+  }
+  if (iov.length > maxIov) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} has ${iov.length} segments; at most ${maxIov} allowed`, { argument });
+  }
+  const taken: LmrTriplet[] = new Array(iov.length);
+  for (let i = 0; i < iov.length; i++) {
+    const seg: unknown = iov[i];
+    // Each field read once, into the copy, and the copy checked.
+    const copy = typeof seg === 'object' && seg !== null ? { lmr: (seg as LmrTriplet).lmr, offset: (seg as LmrTriplet).offset, length: (seg as LmrTriplet).length } : seg;
+    const fault = segmentFault(copy, pz, need);
+    if (fault !== Fault.NONE) throw segmentError(fault, `${argument}[${i}]`, copy, need);
+    taken[i] = copy as LmrTriplet;
+  }
+  return taken;
+}
+
+/** The bytes an iov covers. */
+export function iovLength(iov: readonly LmrTriplet[]): number {
+  let total = 0;
+  for (let i = 0; i < iov.length; i++) total += iov[i].length;
   return total;
 }
 

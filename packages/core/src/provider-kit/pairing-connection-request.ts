@@ -13,6 +13,9 @@ export interface PairedEndpoint extends EndpointBase {
   rejected(privateData: Uint8Array): void;
 }
 
+/** The request each server endpoint accepted last (an endpoint may be reset and accept again). */
+const acceptedLast = new WeakMap<PairedEndpoint, PairingConnectionRequest<PairedEndpoint>>();
+
 /**
  * A request between two endpoint objects of one process (the loopback's, a simulated fabric's):
  * accepting links the two once the answer has travelled, unless either side went away meanwhile.
@@ -31,7 +34,13 @@ export abstract class PairingConnectionRequest<E extends PairedEndpoint> extends
   protected abstract later(from: E, action: () => void): void;
 
   protected doAccept(ep: E, privateData: Uint8Array): void {
+    acceptedLast.set(ep, this);
     this.later(ep, () => {
+      // The endpoint has since been reset and has accepted another request: this one is stale.
+      if (acceptedLast.get(ep) !== this) {
+        this.client.peerVanished('the server endpoint went away before the connection completed');
+        return;
+      }
       if (!this.client.awaitingAnswer()) {
         ep.peerVanished('the client gave up before the request was accepted');
         return;

@@ -62,7 +62,8 @@ export class RmrTable {
     // with them exactly (a bigint compares with a number by value) before it becomes a number, so
     // no offset can lose precision or wrap; the rest is exact arithmetic on safe integers.
     const base = w.base;
-    const end = base + w.length;
+    // The memory as it is now: a resizable buffer may have shrunk, or a transferred one gone, since the bind.
+    const end = Math.min(base + w.length, w.bytes.length);
     if (typeof targetOffset === 'number' && !Number.isSafeInteger(targetOffset)) return DatStatus.PROTECTION_VIOLATION;
     if (targetOffset < base || targetOffset > end) return DatStatus.PROTECTION_VIOLATION;
     const offset = Number(targetOffset);

@@ -32,6 +32,26 @@ export function registerSendTests(h: Harness): void {
     expectSameBytes(dst.bytes, expected, 'receive buffer (placed bytes and the bytes around them)');
   });
 
+  h.test('an iov changed after its post is not used: the data goes where the post said, from where it said', [], async () => {
+    const { client, server } = await connectPair(h);
+    const src = region(client.pz, 64);
+    const decoy = region(client.pz, 64, MemAccess.LOCAL, 0x11);
+    const dst = region(server.pz, 64, MemAccess.LOCAL, 0);
+    const other = region(server.pz, 64, MemAccess.LOCAL, 0);
+    const recvIov = [seg(dst.lmr, 0, 32)];
+    server.ep.postRecv(recvIov, 'recv');
+    const sendSegment = { ...seg(src.lmr, 0, 32) } as { lmr: typeof src.lmr; offset: number; length: number };
+    client.ep.postSend([sendSegment], 'send');
+    // The arrays and segment objects are the caller's again: changing them changes nothing posted.
+    recvIov[0] = seg(other.lmr, 8, 32);
+    sendSegment.lmr = decoy.lmr;
+    sendSegment.offset = 16;
+    await h.nextCompletion(client.request, { op: 'send', status: DtoStatus.SUCCESS, transferredLength: 32 });
+    await h.nextCompletion(server.recv, { op: 'recv', status: DtoStatus.SUCCESS, transferredLength: 32 });
+    expectSameBytes(dst.bytes.subarray(0, 32), src.bytes.subarray(0, 32), 'the posted receive, filled from the posted source');
+    expect(other.bytes.every((b) => b === 0)).toBe(true);
+  });
+
   h.test('a 0-byte send completes a receive with length 0', [], async () => {
     const { client, server } = await connectPair(h);
     const dst = region(server.pz, 16, MemAccess.LOCAL, 0x55);
