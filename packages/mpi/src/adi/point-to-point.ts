@@ -31,6 +31,9 @@ export class PointToPoint implements DeviceHost {
   #probes: ProbeWaiter[] = [];
   /** Receives naming a peer that was lost fail at once. */
   readonly #lost = new Map<number, MpiError>();
+  /** Posted receives not yet complete, per world rank they name, and those for any source. */
+  readonly #waiting = new Map<number, number>();
+  #waitingAny = 0;
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -70,9 +73,39 @@ export class PointToPoint implements DeviceHost {
       request.fail(lost);
       return request;
     }
+    this.#countWaiting(request);
     this.#device!.receivePosted(peer, request);
     return request;
   }
+
+  /**
+   * Whether a posted receive waits for a message from world rank `peer` (naming it, or any source):
+   * then messages from it must not be held back for lack of room, since the one it waits for may be
+   * behind them (the device asks when it would hold one).
+   */
+  receivesWaitFor(peer: number): boolean {
+    return this.#waitingAny > 0 || (this.#waiting.get(peer) ?? 0) > 0;
+  }
+
+  /** Counted from its posting until it completes (matched, cancelled or failed). */
+  #countWaiting(request: RecvRequest): void {
+    const peer = request.peer;
+    if (peer === undefined) {
+      this.#waitingAny++;
+      request.onDone(this.#anyDone);
+      return;
+    }
+    this.#waiting.set(peer, (this.#waiting.get(peer) ?? 0) + 1);
+    request.onDone(() => {
+      const left = this.#waiting.get(peer)! - 1;
+      if (left === 0) this.#waiting.delete(peer);
+      else this.#waiting.set(peer, left);
+    });
+  }
+
+  readonly #anyDone = (): void => {
+    this.#waitingAny--;
+  };
 
   arrive(message: IncomingMessage): void {
     this.#clock.charge(MATCH_NS);
@@ -94,19 +127,27 @@ export class PointToPoint implements DeviceHost {
     return true;
   }
 
-  iprobe(context: number, source: number, tag: number): Status | undefined {
+  /**
+   * `peer`: the world rank of `source` (undefined for ANY_SOURCE). Nothing found: what is looked
+   * for may be behind messages the device holds for lack of room, which it lets go of now, so a
+   * loop of iprobes makes progress (MPI's progress rule).
+   */
+  iprobe(context: number, source: number, tag: number, peer?: number): Status | undefined {
     this.#clock.charge(MATCH_NS);
     const found = this.engine.probe(context, source, tag);
-    return found === undefined ? undefined : new Status(found.source, found.tag, found.message.size);
+    if (found === undefined) {
+      this.#device!.receivePosted(peer);
+      return undefined;
+    }
+    return new Status(found.source, found.tag, found.message.size);
   }
 
   /** `peer`: the world rank of `source`, undefined for ANY_SOURCE. */
   probe(context: number, source: number, tag: number, peer: number | undefined): Promise<Status> {
-    const status = this.iprobe(context, source, tag);
+    const status = this.iprobe(context, source, tag, peer);
     if (status !== undefined) return Promise.resolve(status);
     const lost = peer === undefined ? undefined : this.#lost.get(peer);
     if (lost !== undefined) return Promise.reject(lost);
-    this.#device!.receivePosted(peer);
     return new Promise((resolve, reject) => this.#probes.push({ context, source, tag, peer, resolve, reject }));
   }
 

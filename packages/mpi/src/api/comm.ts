@@ -190,9 +190,16 @@ export class Comm {
   ): Promise<Status> {
     const o = requireOptions<SendrecvOptions>(options, 'options');
     const receive = this.irecv(recvbuf, source, recvtag, o.recv);
-    const send = this.isend(sendbuf, dest, sendtag, o.send);
-    const [status] = await Promise.all([receive.wait(), send.wait()]);
-    return status;
+    // A send that fails (bad arguments now, or later) takes its receive back: no receive of a
+    // failed call may stay posted and take a later message into a buffer nobody waits on.
+    try {
+      const send = this.isend(sendbuf, dest, sendtag, o.send);
+      const [status] = await Promise.all([receive.wait(), send.wait()]);
+      return status;
+    } catch (error) {
+      if (!receive.done) receive.cancel();
+      throw error;
+    }
   }
 
   /** Send `buf` and receive into it (MPI_Sendrecv_replace): the outgoing data is packed first. */
@@ -219,7 +226,7 @@ export class Comm {
     const from = requireSource(source, this.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
-    return this.#state.p2p.iprobe(this.#context, from, t);
+    return this.#state.p2p.iprobe(this.#context, from, t, from === ANY_SOURCE ? undefined : this.#group.worldRanks[from]);
   }
 
   /** Wait until a matching message can be received (MPI_Probe); its status has the size to receive. */

@@ -56,4 +56,6 @@ export interface DeviceHost {
   olderRivals(request: RecvRequest): number;
   /** Cancel `request` if it is still posted (it completes as cancelled); false when it matched. */
   cancelPosted(request: RecvRequest): boolean;
+  /** Whether a posted receive waits for a message from world rank `peer` (naming it or any source). */
+  receivesWaitFor(peer: number): boolean;
 }

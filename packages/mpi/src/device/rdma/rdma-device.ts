@@ -763,6 +763,9 @@ export class RdmaDevice implements Device {
     const arrival = message.deviceState as Arrival;
     if (arrival.advertised !== undefined) return this.#failLink(arrival.link, misdirected(arrival.link.peer, message));
     this.#unexpected.keep(message, arrival);
+    // Held for lack of room while a receive waits on this peer: what it waits for may come behind,
+    // and only the credits of these buffers let it come. Copy them out (beyond the bound).
+    if (arrival.link.held.length > 0 && this.#host.receivesWaitFor(arrival.link.peer)) this.#unexpected.unhold(arrival.link);
   }
 
   receivePosted(peer: number | undefined, request?: RecvRequest): void {
