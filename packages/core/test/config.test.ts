@@ -215,6 +215,18 @@ describe('config file', () => {
     expect(nested.argument).toBe('mpi.eagerLimit');
     expect(nested.message).toContain('found an array');
   });
+
+  it('refuses a top-level key that is no top-level setting, and a setting given as a section, naming the key', () => {
+    const misspelt = catchDatError(() => parseConfigFile('{"provder":"ib"}', '/p/c.json'));
+    expect(misspelt.argument).toBe('provder');
+    expect(misspelt.message).toContain('is not a top-level setting (known: provider)');
+    const sectionAsScalar = catchDatError(() => parseConfigFile('{"log":"debug"}', '/p/c.json'));
+    expect(sectionAsScalar.argument).toBe('log');
+    const settingAsSection = catchDatError(() => parseConfigFile('{"provider":{"name":"ib"}}', '/p/c.json'));
+    expect(settingAsSection.argument).toBe('provider');
+    expect(settingAsSection.message).toContain('a setting, not a section');
+    expect(parseConfigFile('{"$schema":"x","provider":"ib","mpi":{"eagerLimit":1}}', '/p/c.json').topLevel).toEqual({ provider: 'ib' });
+  });
 });
 
 describe('DaplConfig.load', () => {

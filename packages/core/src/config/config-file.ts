@@ -3,7 +3,11 @@ import { dirname } from 'node:path';
 import { DatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
 import type { ParameterValue } from './parameter-value.js';
+import { CORE_PARAMETERS } from './core-parameters.js';
 import { resolveModuleSpecifier } from './module-specifier.js';
+
+/** The settings the top level of a config file may hold (core's own, outside any section). */
+const TOP_LEVEL = new Set(CORE_PARAMETERS.filter((p) => p.section === undefined).map((p) => p.spec.name));
 
 /** A provider named by configuration: registry key → module specifier, and where that was said. */
 export interface ConfiguredProvider {
@@ -47,8 +51,14 @@ export function parseConfigFile(text: string, path: string): ConfigFileContents 
     if (name.startsWith('$')) continue; // `$schema` and friends: for editors, not for us
     if (name === 'providers') providers = parseProviders(value, path);
     else if (name === 'config') throw shapeError(path, 'config', 'cannot name another config file ("config" key); use DAPL_CONFIG or --config');
-    else if (isObject(value)) sections.set(name, parseSection(name, value, path));
-    else if (isScalar(value)) topLevel[name] = value;
+    else if (isObject(value)) {
+      if (TOP_LEVEL.has(name)) throw shapeError(path, name, `must be a string, number or boolean (a setting, not a section), found ${kindOf(value)}`);
+      sections.set(name, parseSection(name, value, path));
+    } else if (isScalar(value)) {
+      // Only core's own top-level settings live here; a misspelt one must not pass unnoticed.
+      if (!TOP_LEVEL.has(name)) throw shapeError(path, name, `is not a top-level setting (known: ${[...TOP_LEVEL].join(', ')}); other settings go in their section, e.g. "mpi": { "eagerLimit": 16384 }`);
+      topLevel[name] = value;
+    }
     else throw shapeError(path, name, `must be a string, number, boolean or an object of them, found ${kindOf(value)}`);
   }
   return { path, topLevel, sections, providers };
