@@ -24,11 +24,20 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
   datatype.requireCommitted('datatype');
   const bytes = bufferBytes(buf);
   const program = datatype.program;
-  const count = options.count === undefined ? defaultCount(bytes.length, program.extent) : requireCount(options.count, 'count');
+  const count = options.count === undefined ? defaultCount(bytes.length, program) : requireCount(options.count, 'count');
   requireFits(program, count, bytes, 0, argument);
   return { bytes, offset: 0, program, count, size: program.size * count };
 }
 
-function defaultCount(byteLength: number, extent: number): number {
-  return extent > 0 ? Math.floor(byteLength / extent) : 0;
+/**
+ * As many elements as fit: every byte they touch inside the buffer. Not `byteLength / extent`: a
+ * type's data may start past its origin, or its extent may end in padding the last element does
+ * not need (resized), so that formula may ask for one element too many or too few.
+ */
+function defaultCount(byteLength: number, program: { readonly size: number; readonly extent: number; readonly minOffset: number; readonly maxOffset: number }): number {
+  const { size, extent, minOffset, maxOffset } = program;
+  if (extent <= 0) return 0;
+  if (size === 0) return Math.floor(byteLength / extent);
+  if (minOffset < 0 || maxOffset > byteLength) return 0;
+  return Math.floor((byteLength - maxOffset) / extent) + 1;
 }
