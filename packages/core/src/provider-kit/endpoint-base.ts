@@ -121,6 +121,7 @@ export abstract class EndpointBase implements Endpoint {
   disconnect(options: { readonly abrupt?: boolean } = {}): void {
     this.ia.checkOpen('disconnect');
     requireObject(options, 'options');
+    const abrupt = optionalBoolean(options.abrupt, 'options.abrupt');
     const state = this.epState;
     const next = transitionEp(state, 'disconnect');
     if (state === EpState.ACTIVE_CONNECTION_PENDING || state === EpState.PASSIVE_CONNECTION_PENDING) {
@@ -133,7 +134,7 @@ export abstract class EndpointBase implements Endpoint {
     }
     if (state !== EpState.CONNECTED) return; // already disconnecting or disconnected
     this.epState = next;
-    this.startDisconnect(options.abrupt === true);
+    this.startDisconnect(abrupt);
   }
 
   postSend(iov: Iov, cookie: unknown, options?: PostOptions): void {
