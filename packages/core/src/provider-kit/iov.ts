@@ -9,27 +9,14 @@ import { describe } from './validate.js';
  * sources, LOCAL_WRITE for sinks), every segment inside its LMR. Returns the total length.
  */
 export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number, maxIov: number): number {
-  if (!Array.isArray(iov)) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be an array of { lmr, offset, length }, got ${describe(iov)}`, { argument });
-  }
-  if (iov.length > maxIov) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} has ${iov.length} segments; at most ${maxIov} allowed`, { argument });
-  }
-  let total = 0;
-  for (let i = 0; i < iov.length; i++) {
-    const seg: unknown = iov[i];
-    const fault = segmentFault(seg, pz, need);
-    if (fault !== Fault.NONE) throw segmentError(fault, `${argument}[${i}]`, seg, need);
-    total += (seg as { length: number }).length;
-  }
-  return total;
+  return iovLength(takeIov(iov, argument, pz, need, maxIov));
 }
 
 /**
- * As `checkIov`, returning a copy of the iov made from the values it checked: the provider reads
- * the segments later (when the data moves), and once a post has returned the caller's array and
- * segment objects are its own again (uDAPL copies them into the work request). Without the copy a
- * segment changed after the post would be used unchecked: another LMR, its rights, its bounds.
+ * Check an iov as `checkIov` does and return a copy made from the values it checked: the provider
+ * reads the segments later (when the data moves), and once a post has returned the caller's array
+ * and segment objects are its own again (uDAPL copies them into the work request). Without the
+ * copy a segment changed after the post would be used unchecked: another LMR, its rights, bounds.
  */
 export function takeIov(iov: unknown, argument: string, pz: KitPz, need: number, maxIov: number): LmrTriplet[] {
   if (!Array.isArray(iov)) {

@@ -32,8 +32,10 @@ export class PointToPoint implements DeviceHost {
   /** Receives naming a peer that was lost fail at once. */
   readonly #lost = new Map<number, MpiError>();
   /** Posted receives not yet complete, per world rank they name, and those for any source. */
-  readonly #waiting = new Map<number, number>();
+  readonly #waiting: number[] = [];
   #waitingAny = 0;
+  /** Per world rank, the one listener that uncounts a receive naming it (none made per receive). */
+  readonly #uncount: (() => void)[] = [];
 
   constructor(clock: Clock) {
     this.#clock = clock;
@@ -84,7 +86,7 @@ export class PointToPoint implements DeviceHost {
    * behind them (the device asks when it would hold one).
    */
   receivesWaitFor(peer: number): boolean {
-    return this.#waitingAny > 0 || (this.#waiting.get(peer) ?? 0) > 0;
+    return this.#waitingAny > 0 || (this.#waiting[peer] ?? 0) > 0;
   }
 
   /** Counted from its posting until it completes (matched, cancelled or failed). */
@@ -95,12 +97,8 @@ export class PointToPoint implements DeviceHost {
       request.onDone(this.#anyDone);
       return;
     }
-    this.#waiting.set(peer, (this.#waiting.get(peer) ?? 0) + 1);
-    request.onDone(() => {
-      const left = this.#waiting.get(peer)! - 1;
-      if (left === 0) this.#waiting.delete(peer);
-      else this.#waiting.set(peer, left);
-    });
+    this.#waiting[peer] = (this.#waiting[peer] ?? 0) + 1;
+    request.onDone((this.#uncount[peer] ??= () => void this.#waiting[peer]--));
   }
 
   readonly #anyDone = (): void => {

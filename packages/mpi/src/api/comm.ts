@@ -13,10 +13,11 @@ import { RequestCore } from '../adi/request-core.js';
 import { CollChannel } from '../coll/channel.js';
 import { Collectives, type SendBuffer } from '../coll/collectives.js';
 import type { InPlace } from '../coll/in-place.js';
+import type { Op } from '../coll/op.js';
 
+/** MPI's C int, which colours and keys are on the wire. */
 const INT32_MAX = 2 ** 31 - 1;
 const INT32_MIN = -(2 ** 31);
-import type { Op } from '../coll/op.js';
 
 export interface SendOptions extends BufferOptions {
   /** Default 'standard'. */

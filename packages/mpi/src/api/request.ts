@@ -116,10 +116,10 @@ export class Request {
    */
   static async waitAny(requests: readonly (Request | null)[]): Promise<{ index: number; status: Status }> {
     const list = requireRequests(requests, true);
-    const active = list.filter(isActive);
+    const active = list.filter(Request.#isActive);
     if (active.length === 0) return { index: UNDEFINED, status: Status.EMPTY };
     await whenAnyDone(active);
-    const index = list.findIndex((r) => isActive(r) && r.done);
+    const index = list.findIndex((r) => Request.#isActive(r) && r.done);
     const request = list[index]!;
     request.#handedOut = true;
     return { index, status: await request.wait() };
@@ -128,14 +128,14 @@ export class Request {
   /** Wait until at least one active request completes (MPI_Waitsome): every completed active one's index and status; none active: no indices. */
   static async waitSome(requests: readonly (Request | null)[]): Promise<{ indices: number[]; statuses: Status[] }> {
     const list = requireRequests(requests, true);
-    const active = list.filter(isActive);
+    const active = list.filter(Request.#isActive);
     if (active.length === 0) return { indices: [], statuses: [] };
     await whenAnyDone(active);
     const indices: number[] = [];
     const statuses: Status[] = [];
     for (let i = 0; i < list.length; i++) {
       const r = list[i];
-      if (!isActive(r) || !r.done) continue;
+      if (!Request.#isActive(r) || !r.done) continue;
       r.#handedOut = true;
       indices.push(i);
       statuses.push(await r.wait());
@@ -153,22 +153,18 @@ export class Request {
   /** A completed active request's index and status, or undefined (MPI_Testany; inactive requests as in waitAny); none active: `UNDEFINED` and the empty status. */
   static testAny(requests: readonly (Request | null)[]): { index: number; status: Status } | undefined {
     const list = requireRequests(requests, true);
-    if (!list.some(isActive)) return { index: UNDEFINED, status: Status.EMPTY };
-    const index = list.findIndex((r) => isActive(r) && r.done);
+    if (!list.some(Request.#isActive)) return { index: UNDEFINED, status: Status.EMPTY };
+    const index = list.findIndex((r) => Request.#isActive(r) && r.done);
     if (index < 0) return undefined;
     const request = list[index]!;
     request.#handedOut = true;
     return { index, status: request.test()! };
   }
 
-  /** @internal Whether waitAny, waitSome and testAny still consider it. */
-  get active(): boolean {
-    return !this.#handedOut;
+  /** Whether waitAny, waitSome and testAny still consider `r` (not null, its completion not yet handed out). */
+  static #isActive(r: Request | null): r is Request {
+    return r !== null && !r.#handedOut;
   }
-}
-
-function isActive(r: Request | null): r is Request {
-  return r !== null && r.active;
 }
 
 /** What a deadlock report says a rank waits for. */

@@ -132,9 +132,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   /** Re-send the stalled request and everything posted after it. */
   resume(stalled: F): void {
     this.blocked = false;
-    let i = 0;
-    for (let r = this.ep.requestAt(i); r !== undefined && r !== stalled.req; r = this.ep.requestAt(++i));
-    for (let r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) {
+    for (let i = this.#indexOf(stalled.req), r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) {
       const f = this.flight(r, r === stalled.req ? stalled : undefined);
       if (f === undefined) return;
       this.issue(f);
@@ -144,10 +142,14 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   /** `stalled` found no receive: its flights and those behind it become stale, and new requests wait for `resume`. */
   protected stall(stalled: DtoRequest): void {
     this.blocked = true;
+    for (let i = this.#indexOf(stalled), r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) this.reissues.set(r, (this.reissues.get(r) ?? 0) + 1);
+  }
+
+  /** Where `req` is among the endpoint's outstanding requests (their number when it is not). */
+  #indexOf(req: DtoRequest): number {
     let i = 0;
-    let r = this.ep.requestAt(i);
-    while (r !== undefined && r !== stalled) r = this.ep.requestAt(++i);
-    for (; r !== undefined; r = this.ep.requestAt(++i)) this.reissues.set(r, (this.reissues.get(r) ?? 0) + 1);
+    for (let r = this.ep.requestAt(i); r !== undefined && r !== req; r = this.ep.requestAt(++i));
+    return i;
   }
 
   private flight(req: DtoRequest, resent: F | undefined): F | undefined {
