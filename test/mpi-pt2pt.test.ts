@@ -84,7 +84,7 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(await run(4, 'exchange'))).toEqual(ranks(4, () => 'exchange ok'));
   });
 
-  it('38 bad inputs and erroneous programs give typed errors and leave the job usable (3 ranks)', async () => {
+  it('39 bad inputs and erroneous programs give typed errors and leave the job usable (3 ranks)', async () => {
     expect(passed(await run(3, 'errors'))).toEqual(ranks(3, () => 'errors ok (39 cases)'));
   });
 
