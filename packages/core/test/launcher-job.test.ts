@@ -123,7 +123,7 @@ describe('Job (fake processes and clock)', () => {
     const stdin = new PassThrough();
     const h = harness({ tagOutput: true, stdin });
     const done = h.job.run();
-    expect(h.ranks.map((r) => r.request.env)).toEqual([0, 1, 2, 3].map((rank) => ({ A: '1', PMI_FD: '3', PMI_RANK: String(rank), PMI_SIZE: '4' })));
+    expect(h.ranks.map((r) => r.request.env)).toEqual([0, 1, 2, 3].map((rank) => ({ A: '1', PMI_FD: '3', PMI_RANK: String(rank), PMI_SIZE: '4', MPI_LOCALNRANKS: '4', MPI_LOCALRANKID: String(rank) })));
     expect(h.ranks.map((r) => r.request.stdin)).toEqual([true, false, false, false]);
     expect(h.ranks[0]!.request).toMatchObject({ program: '/p/app.mjs', args: ['x'], cwd: '/p' });
     expect(h.server().attached).toEqual([0, 1, 2, 3]);

@@ -160,7 +160,7 @@ describe('rank environment', () => {
       { jobKey: key, provider: 'tcp', configFile: '/c/d.json' },
     );
     expect(job).toEqual({ HOME: '/home/x', DAPL_JOB_KEY: key, DAPL_PROVIDER: 'tcp', DAPL_CONFIG: '/c/d.json' });
-    expect(rankEnvironment(job, 2, 4)).toEqual({ ...job, PMI_FD: '3', PMI_RANK: '2', PMI_SIZE: '4' });
+    expect(rankEnvironment(job, 2, 4)).toEqual({ ...job, PMI_FD: '3', PMI_RANK: '2', PMI_SIZE: '4', MPI_LOCALNRANKS: '4', MPI_LOCALRANKID: '2' });
     expect(jobEnvironment({ A: '1' }, { jobKey: key })).toEqual({ A: '1', DAPL_JOB_KEY: key });
   });
 });

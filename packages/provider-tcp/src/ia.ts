@@ -11,7 +11,7 @@ const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0
 
 /** A tcp IA: its address is the host it listens on; a PSP is a listening port. */
 export class TcpIa extends IaBase {
-  /** One poller for all of the IA's connections (`tcp.pollUs`). */
+  /** One poller for all of the IA's connections (`tcp.busyPoll`, `tcp.pollUs`). */
   readonly busyPoll: BusyPoll;
   readonly #connectionOptions: ConnectionOptions;
 
@@ -19,11 +19,18 @@ export class TcpIa extends IaBase {
     init: IaBaseInit,
     readonly params: TcpParameters,
     jobKey: Uint8Array,
+    /** Busy-polling window in µs (0: never; see `pollWindowUs`). */
+    pollUs: number,
   ) {
     super(init);
-    this.busyPoll = new BusyPoll(params.pollUs);
+    this.busyPoll = new BusyPoll(pollUs);
     const poll = this.busyPoll;
-    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: params.pollUs > 0 ? () => poll.kick() : undefined };
+    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: pollUs > 0 ? () => poll.kick() : undefined };
+  }
+
+  /** The kit's counters plus the busy poller's: its window in µs (0: it never polls) and the loop turns it has spent. */
+  override counters(): Readonly<Record<string, number>> {
+    return { ...super.counters(), busyPollUs: this.busyPoll.windowUs, busyPollTurns: this.busyPoll.turns };
   }
 
   connectionOptions(): ConnectionOptions {

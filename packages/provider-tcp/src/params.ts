@@ -11,12 +11,19 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'writeBufferBytes', type: 'integer', default: 256 * 1024, min: 16 * 1024, max: 64 * 1024 * 1024, help: 'bytes a connection may have queued in its socket before the provider stops producing frames until drain (the socket high-water mark)' },
   { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables; rounded up to whole seconds, the kernel\'s unit), so a vanished host turns into connection-broken' },
   {
+    name: 'busyPoll',
+    type: 'enum',
+    values: ['auto', 'on', 'off'],
+    default: 'auto',
+    help: "keep the event loop polling for pollUs after input instead of sleeping (MPICH-style progress: a prompt reply is read without a wake-up); auto: when the job's launcher says this host has a CPU for each of its processes (openIa's localProcesses; in-process ranks count as one), as Open MPI polls unless oversubscribed",
+  },
+  {
     name: 'pollUs',
     type: 'integer',
-    default: 0,
+    default: 200,
     min: 0,
     max: 1_000_000,
-    help: 'after input arrives, keep the event loop polling for this many microseconds instead of sleeping, so a prompt reply is read without a wake-up (MPICH-style busy polling: lower latency for a busy CPU); 0 sleeps at once',
+    help: 'how long the event loop keeps polling after input arrives, in microseconds, when busyPoll is on (or auto and each process has a CPU); 0 never polls',
   },
 ];
 
@@ -28,11 +35,22 @@ export interface TcpParameters {
   readonly maxMessageSize: number;
   readonly writeBufferBytes: number;
   readonly keepAliveMs: number;
+  readonly busyPoll: 'auto' | 'on' | 'off';
   readonly pollUs: number;
 }
 
 export function resolveTcpParameters(raw: Readonly<Record<string, unknown>> | undefined): TcpParameters {
   return resolveProviderParameters('tcp', TCP_PARAMETERS, raw) as unknown as TcpParameters;
+}
+
+/**
+ * The busy-polling window an IA uses, in µs (0: it never polls): `pollUs` when `busyPoll` is on, or
+ * auto with `localProcesses` known and at most `cpus`.
+ */
+export function pollWindowUs(params: TcpParameters, localProcesses: number | undefined, cpus: number): number {
+  if (params.busyPoll === 'off') return 0;
+  if (params.busyPoll === 'auto' && (localProcesses === undefined || localProcesses > cpus)) return 0;
+  return params.pollUs;
 }
 
 /**

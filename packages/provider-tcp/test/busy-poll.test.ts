@@ -4,6 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BusyPoll } from '../src/busy-poll.js';
 import { TcpIa } from '../src/ia.js';
 import { tcpProvider } from '../src/index.js';
+import { pollWindowUs, resolveTcpParameters } from '../src/params.js';
+import { availableParallelism } from 'node:os';
+import { DatError, DatStatus } from '@dapl/core';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -52,10 +55,52 @@ describe('BusyPoll', () => {
   });
 });
 
-describe('tcp.pollUs', () => {
+describe('tcp.busyPoll', () => {
+  const params = (busyPoll: string, pollUs = 200) => resolveTcpParameters({ busyPoll, pollUs });
+
+  it('auto polls only when the launcher says every process of the job here has a CPU', () => {
+    expect(pollWindowUs(params('auto'), 2, 2)).toBe(200);
+    expect(pollWindowUs(params('auto'), 1, 2)).toBe(200);
+    expect(pollWindowUs(params('auto'), 3, 2)).toBe(0); // oversubscribed: sleep, as Open MPI yields
+    expect(pollWindowUs(params('auto'), undefined, 64)).toBe(0); // nobody said: stay idle
+    expect(pollWindowUs(params('on'), undefined, 2)).toBe(200);
+    expect(pollWindowUs(params('on', 50), 16, 2)).toBe(50);
+    expect(pollWindowUs(params('off'), 1, 64)).toBe(0);
+    expect(pollWindowUs(params('auto', 0), 1, 64)).toBe(0); // a window of 0 never polls
+  });
+
+  it('refuses a busyPoll that is not auto, on or off', () => {
+    expect(() => resolveTcpParameters({ busyPoll: 'yes' })).toThrow(/busyPoll/);
+  });
+
+  it('openIa takes localProcesses from its options, and reports the window it chose in its counters', async () => {
+    const jobKey = randomBytes(32);
+    const fits = await tcpProvider.openIa({ jobKey, localProcesses: 1 });
+    const crowded = await tcpProvider.openIa({ jobKey, localProcesses: availableParallelism() + 1 });
+    const unknown = await tcpProvider.openIa({ jobKey });
+    const forced = await tcpProvider.openIa({ jobKey, localProcesses: availableParallelism() + 1, parameters: { busyPoll: 'on', pollUs: 75 } });
+    try {
+      expect(fits.counters().busyPollUs).toBe(200);
+      expect(crowded.counters().busyPollUs).toBe(0);
+      expect(unknown.counters().busyPollUs).toBe(0);
+      expect(forced.counters().busyPollUs).toBe(75);
+      expect(fits.counters().busyPollTurns).toBe(0); // no input yet
+    } finally {
+      for (const ia of [fits, crowded, unknown, forced]) await ia.close();
+    }
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, '2', null])('openIa refuses localProcesses %s with INVALID_PARAMETER naming it', async (bad) => {
+    const error = await tcpProvider.openIa({ jobKey: randomBytes(32), localProcesses: bad as unknown as number }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DatError);
+    expect((error as DatError).status).toBe(DatStatus.INVALID_PARAMETER);
+    expect((error as DatError).argument).toBe('options.localProcesses');
+    expect((error as DatError).message).toMatch(/options\.localProcesses must be a whole number/);
+  });
+
   it('makes the IA poll after input arrives, and stop once the window has passed', async () => {
     const jobKey = randomBytes(32);
-    const a = await tcpProvider.openIa({ jobKey, parameters: { pollUs: 2_000 } });
+    const a = await tcpProvider.openIa({ jobKey, parameters: { busyPoll: 'on', pollUs: 2_000 } });
     const b = await tcpProvider.openIa({ jobKey });
     try {
       const aevd = a.createEvd();
@@ -84,7 +129,7 @@ describe('tcp.pollUs', () => {
       expect(poll.turns).toBeGreaterThan(before);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(poll.active).toBe(false);
-      expect((b as TcpIa).busyPoll.turns).toBe(0); // pollUs 0: never
+      expect((b as TcpIa).busyPoll.turns).toBe(0); // auto, and no localProcesses: never
     } finally {
       await a.close();
       await b.close();

@@ -40,6 +40,8 @@ const RUN_DESCRIPTION = [
   '',
   'Environment of each rank: the launcher\'s, plus',
   `  PMI_FD=${PMI_FD_NUMBER} PMI_RANK=<rank> PMI_SIZE=<N>  the rank's PMI-1 socket (runtimeFromEnvironment() reads them)`,
+  '  MPI_LOCALNRANKS=<N> MPI_LOCALRANKID=<rank>  ranks on this host and this one\'s index, as Hydra sets',
+  '                                      them (tcp busy-polls by default only when N <= the host\'s CPUs)',
   '  DAPL_JOB_KEY=<64 hex digits>        a fresh random 32-byte job secret, the same for every rank',
   '  DAPL_PROVIDER=<KEY>                 with --provider',
   '  DAPL_CONFIG=<absolute path>         with --config',

@@ -46,6 +46,12 @@ export interface IaOptions {
   /** Restrict the IA to these optional DTOs (libfabric's capability hints); the rest answer NOT_IMPLEMENTED. */
   readonly capabilities?: readonly DtoCapability[];
   readonly logger?: Logger;
+  /**
+   * Processes of the job on this host (a whole number ≥ 1; `startJob` fills it in from the
+   * launcher). A provider that spends CPU while it waits, such as tcp's busy polling, does so by
+   * default only when the host has a CPU for each. Unset: unknown, and such a provider stays idle.
+   */
+  readonly localProcesses?: number;
 }
 
 /** A provider: the plug-in a registry key names. */

@@ -3,6 +3,7 @@ import type { Environment } from '../config/dapl-config.js';
 import { CONFIG_FILE_ENV, JOB_KEY_ENV, PROVIDER_PARAMETER } from '../config/core-parameters.js';
 import { encodeJobKey } from '../config/job-key.js';
 import { environmentName } from '../config/parameter-keys.js';
+import { LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from '../runtime/local-processes.js';
 
 /** The descriptor a rank's PMI socket has in the rank (the 4th stdio entry). */
 export const PMI_FD_NUMBER = 3;
@@ -37,7 +38,10 @@ export function jobEnvironment(parent: Environment, options: JobEnvironmentOptio
   return env;
 }
 
-/** The job's environment plus this rank's PMI-1 variables. */
+/**
+ * The job's environment plus this rank's PMI-1 variables, and, as Hydra sets them, the ranks on
+ * this host and this one's index among them (`dapl run` starts every rank here).
+ */
 export function rankEnvironment(job: Readonly<Record<string, string>>, rank: number, size: number): Record<string, string> {
-  return { ...job, PMI_FD: String(PMI_FD_NUMBER), PMI_RANK: String(rank), PMI_SIZE: String(size) };
+  return { ...job, PMI_FD: String(PMI_FD_NUMBER), PMI_RANK: String(rank), PMI_SIZE: String(size), [LOCAL_RANKS_ENV]: String(size), [LOCAL_RANK_ENV]: String(rank) };
 }

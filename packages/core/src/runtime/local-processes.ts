@@ -1,0 +1,28 @@
+import type { Environment } from '../config/dapl-config.js';
+import { rankContext } from './rank-context.js';
+import type { Runtime } from './runtime.js';
+
+/**
+ * Ranks of the job on this host, as MPICH's Hydra (and `dapl run`) tell each rank: the number a
+ * provider that spends CPU while waiting (busy polling) needs, since polling pays only where every
+ * process has a CPU of its own (Open MPI's rule: aggressive progress unless oversubscribed).
+ */
+export const LOCAL_RANKS_ENV = 'MPI_LOCALNRANKS';
+/** This rank's index among the job's ranks on this host (Hydra's `MPI_LOCALRANKID`). */
+export const LOCAL_RANK_ENV = 'MPI_LOCALRANKID';
+
+/**
+ * Processes of this rank's job that share this host's CPUs: 1 when the ranks run in-process (one
+ * process, one thread, whatever the job's size), else the launcher's `MPI_LOCALNRANKS` when it is a
+ * whole number from 1 to the job's size, else the job's size (a launcher that does not say may
+ * have put every rank here: assume the most).
+ */
+export function localProcesses(runtime: Runtime, env: Environment): number {
+  if (rankContext.getStore() !== undefined) return 1;
+  const given = env[LOCAL_RANKS_ENV];
+  if (given !== undefined && /^[1-9][0-9]{0,6}$/.test(given)) {
+    const n = Number(given);
+    if (n <= runtime.size) return n;
+  }
+  return runtime.size;
+}
