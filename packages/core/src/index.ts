@@ -25,7 +25,7 @@ export { createLocalJob, PMI_KEY_MAX, PMI_VALUE_MAX, type LocalJobOptions, type 
 export { resolveJobKey, JOB_KEY_KVS_KEY, GENERATED_JOB_KEY_BYTES } from './runtime/job-key.js';
 export { startConnections, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type Connections, type ConnectionsOptions } from './runtime/connections/index.js';
 export { runtimeFromEnvironment } from './runtime/runtime-from-environment.js';
-export { localProcesses, LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from './runtime/local-processes.js';
+export { localProcesses, requireLocalProcessesOption, LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from './runtime/local-processes.js';
 export {
   PmiRuntime,
   PmiServer,

@@ -1,5 +1,5 @@
 import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
-import { FmplCode, FmplError, bare } from './errors.js';
+import { FmplCode, FmplError } from './errors.js';
 import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
 import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
@@ -159,13 +159,8 @@ export class FmplEngine {
       this.counters.zeroCopySends++;
       const t1 = this.#clock.now();
       this.breakdown.sendWaitHeader = t1 - t0;
-      // The user's buffer stays registered (pinned) until the write has completed.
-      const pinned = bytes.length === 0 ? undefined : this.#cache.pin(bytes);
-      try {
-        await this.#writeBody(bytes, pinned?.lmr ?? this.#staging, bytes.byteOffset, dst, slot);
-      } finally {
-        if (pinned !== undefined) this.#cache.unpin(pinned);
-      }
+      if (bytes.length === 0) await this.#writeBody(bytes, this.#staging, bytes.byteOffset, dst, slot);
+      else await this.#pinned(bytes, (lmr) => this.#writeBody(bytes, lmr, bytes.byteOffset, dst, slot));
       this.breakdown.sendBody = this.#clock.now() - t1;
     } finally {
       this.#sending[cell] = 0;
@@ -182,7 +177,7 @@ export class FmplEngine {
       let filled = false;
       const body = new Promise<void>((resolve, reject) => (this.#receiving[cell] = { resolve, reject, full: () => (filled = true) } as Waiter));
       // The header: size and window, into the sender's matching area at (me, slot).
-      await this.#postHeader(src, this.layout.header(src, slot), this.layout.header(this.#rank, slot), bytes.length, window, Signal.HEADER, slot);
+      await this.#postHeader(src, bytes.length, window, Signal.HEADER, slot);
       const t1 = this.#clock.now();
       this.breakdown.recvPostHeader = t1 - t0;
       await this.#declared(`FMPL recv from rank ${src} on matching area ${slot}`, body);
@@ -265,7 +260,7 @@ export class FmplEngine {
     const [first] = errors;
     const more = errors.length - 1;
     errors.length = 0;
-    return more === 0 ? first : new FmplError(first.code, `${bare(first)} (and ${more} more spooled send${more === 1 ? '' : 's'} failed)`, { argument: first.argument, cause: first });
+    return more === 0 ? first : new FmplError(first.code, `${first.detail} (and ${more} more spooled send${more === 1 ? '' : 's'} failed)`, { argument: first.argument, cause: first });
   }
 
   /** Send what can go (at every FMPL call); the counts and failures stay for the next `flush`. Never rejects. */
@@ -286,8 +281,9 @@ export class FmplEngine {
     this.#spoolWriting += going.length;
     await Promise.all(going);
     this.#spoolWriting -= going.length;
-    // The buffer is empty again only when nothing waits in it and nothing is still read from it.
-    if (this.#spool.length === 0 && this.#spoolWriting === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
+    // Flushes run one at a time (progress chains them), so the writes above were the only ones:
+    // the buffer is empty again once nothing waits in it.
+    if (this.#spool.length === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
   }
 
   /** One spooled message out; a failure is kept for sendbufCheck, never thrown at whoever flushed. */
@@ -297,8 +293,9 @@ export class FmplEngine {
       this.#sentSinceCheck++;
       this.counters.spooledSent++;
     } catch (error) {
-      const why = error instanceof FmplError ? error : new FmplError(FmplCode.ERR_TRANSPORT, String(error), { cause: error });
-      this.#spoolErrors.push(new FmplError(why.code, `the one-copy send to rank ${s.dst} on matching area ${s.slot} failed after its call had returned: ${bare(why)}`, { argument: why.argument, cause: error }));
+      const known = error instanceof FmplError ? error : undefined;
+      const why = `the one-copy send to rank ${s.dst} on matching area ${s.slot} failed after its call had returned: ${known?.detail ?? String(error)}`;
+      this.#spoolErrors.push(new FmplError(known?.code ?? FmplCode.ERR_TRANSPORT, why, { argument: known?.argument, cause: error }));
     } finally {
       this.#sending[s.dst * this.layout.slots + s.slot] = 0;
     }
@@ -338,7 +335,7 @@ export class FmplEngine {
     const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_READ);
     try {
       const done = new Promise<void>((resolve, reject) => (this.#anyDone[cell] = { resolve, reject }));
-      await this.#postHeader(dst, this.layout.anyHeader(dst, slot), this.layout.anyHeader(this.#rank, slot), bytes.length, window, Signal.ANY_HEADER, slot);
+      await this.#postHeader(dst, bytes.length, window, Signal.ANY_HEADER, slot);
       await this.#declared(`FMPL send_any to rank ${dst} on matching area ${slot}`, done);
     } finally {
       this.#anyDone[cell] = undefined;
@@ -372,14 +369,7 @@ export class FmplEngine {
       done(Signal.ANY_TRUNCATED);
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
     }
-    if (size > 0) {
-      const pinned = this.#cache.pin(bytes);
-      try {
-        await new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr: pinned.lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote));
-      } finally {
-        this.#cache.unpin(pinned);
-      }
-    }
+    if (size > 0) await this.#pinned(bytes, (lmr) => new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote)));
     done(Signal.ANY_DONE);
     return { source: src, mai: slot, size };
   }
@@ -489,17 +479,31 @@ export class FmplEngine {
   }
 
   /**
-   * Write a header (size and window) at `at` of `peer`'s area, ringing `signal` for `slot`. It is
-   * staged at `staged`, a place of our staging area that only headers to `peer` for `slot` use:
-   * headers to two peers on one index posted in one turn must not share their bytes.
+   * Write a header (size and window) into `peer`'s area at our place for `slot` (the any-source
+   * domain's for ANY_HEADER), ringing `signal`. It is staged at the place of our staging area that
+   * only headers to `peer` for `slot` use: headers to two peers on one index posted in one turn
+   * must not share their bytes.
    */
-  async #postHeader(peer: number, staged: number, at: number, size: number, window: RmrTriplet, signal: Signal, slot: number): Promise<void> {
+  async #postHeader(peer: number, size: number, window: RmrTriplet, signal: Signal.HEADER | Signal.ANY_HEADER, slot: number): Promise<void> {
+    const place = (rank: number): number => (signal === Signal.HEADER ? this.layout.header(rank, slot) : this.layout.anyHeader(rank, slot));
+    const staged = place(peer);
+    const at = place(this.#rank);
     const view = this.#stagingView;
     view.setUint32(staged, size, true);
     view.setBigUint64(staged + 8, window.rmrContext, true);
     view.setUint32(staged + 16, window.targetOffset, true);
     const ep = await this.#endpoint(peer);
     ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: HEADER_BYTES }], null, this.#remote(peer, at, HEADER_BYTES), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
+  }
+
+  /** `use` a registration of `bytes` that stays (pinned in the cache) until the transfer it makes has completed. */
+  async #pinned(bytes: Uint8Array, use: (lmr: Lmr) => Promise<void>): Promise<void> {
+    const pinned = this.#cache.pin(bytes);
+    try {
+      await use(pinned.lmr);
+    } finally {
+      this.#cache.unpin(pinned);
+    }
   }
 
   /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */

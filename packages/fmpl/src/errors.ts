@@ -24,18 +24,15 @@ export class FmplError extends Error {
   override readonly name = 'FmplError';
   readonly code: FmplCode;
   readonly argument: string | undefined;
+  /** The message without its leading code, to quote inside another error's message. */
+  readonly detail: string;
 
   constructor(code: FmplCode, message: string, options: { argument?: string; cause?: unknown } = {}) {
     super(`${code}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.argument = options.argument;
+    this.detail = message;
   }
-}
-
-/** An error's message without its leading code, to quote it inside another error's message. */
-export function bare(error: FmplError): string {
-  const prefix = `${error.code}: `;
-  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
 }
 
 /** The wording of a bad argument in messages: core's, shared by every layer. */

@@ -285,7 +285,6 @@ export class Fmpl {
       const going = hw.broadcast(comm.members, rootWorld, buffer, 0, n);
       // While this piece is on the crossbar, the previous one is copied out of the other buffer.
       copyOut?.();
-      copyOut = undefined;
       try {
         await going;
       } catch (error) {

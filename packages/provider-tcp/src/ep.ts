@@ -2,7 +2,7 @@ import { connect as netConnect } from 'node:net';
 import { EpState, type DatStatus, type DtoStatus } from '@dapl/core';
 import { EndpointBase, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
 import { TcpConnection } from './connection.js';
-import { keepAliveDelayMs } from './params.js';
+import { keepAliveOptions } from './params.js';
 import { ReadBuffer } from './read-buffer.js';
 import type { TcpIa } from './ia.js';
 import type { DataPath, DataPathHost } from './progress.js';
@@ -26,11 +26,11 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
   // ---- kit hooks ----------------------------------------------------------------------------
 
   protected startConnect(address: string, connQual: number, privateData: Uint8Array): void {
-    const { writeBufferBytes, keepAliveMs } = this.ia.params;
+    const { writeBufferBytes } = this.ia.params;
     // Node passes writableHighWaterMark on to the socket; @types/node 20 does not declare it.
     const highWaterMark: object = { writableHighWaterMark: writeBufferBytes };
     const reader = new ReadBuffer();
-    const socket = netConnect({ host: address, port: connQual, keepAlive: keepAliveMs > 0, keepAliveInitialDelay: keepAliveDelayMs(this.ia.params), onread: reader.onread, ...highWaterMark });
+    const socket = netConnect({ host: address, port: connQual, ...keepAliveOptions(this.ia.params), onread: reader.onread, ...highWaterMark });
     let connected = false;
     socket.once('connect', () => {
       connected = true;

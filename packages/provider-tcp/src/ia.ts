@@ -4,7 +4,7 @@ import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type 
 import { BusyPoll } from './busy-poll.js';
 import type { ConnectionOptions } from './connection.js';
 import { TcpEndpoint } from './ep.js';
-import { keepAliveDelayMs, type TcpParameters } from './params.js';
+import { keepAliveOptions, type TcpParameters } from './params.js';
 import { TcpPsp } from './psp.js';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
@@ -48,8 +48,7 @@ export class TcpIa extends IaBase {
       noDelay: true,
       // Nothing is read before the accepted socket moves to its read buffer (read-buffer.ts).
       pauseOnConnect: true,
-      keepAlive: this.params.keepAliveMs > 0,
-      keepAliveInitialDelay: keepAliveDelayMs(this.params),
+      ...keepAliveOptions(this.params),
       // Accepted sockets take one mark for both directions; reading stops at frame level anyway.
       highWaterMark: this.params.writeBufferBytes,
     });

@@ -60,3 +60,8 @@ export function pollWindowUs(params: TcpParameters, localProcesses: number | und
 export function keepAliveDelayMs(params: TcpParameters): number {
   return Math.ceil(params.keepAliveMs / 1000) * 1000;
 }
+
+/** The keepalive options of every socket the provider makes (connected and accepted alike). */
+export function keepAliveOptions(params: TcpParameters): { readonly keepAlive: boolean; readonly keepAliveInitialDelay: number } {
+  return { keepAlive: params.keepAliveMs > 0, keepAliveInitialDelay: keepAliveDelayMs(params) };
+}

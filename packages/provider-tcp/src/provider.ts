@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, networkInterfaces } from 'node:os';
 import { pino } from 'pino';
-import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, describeValue, requireJobKeyOption, type DatProvider, type IaOptions } from '@dapl/core';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, type DatProvider, type IaOptions } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
@@ -15,15 +15,6 @@ function jobKeyFrom(options: IaOptions): Uint8Array {
   const fromEnv = process.env.DAPL_JOB_KEY;
   if (fromEnv !== undefined && fromEnv !== '') return decodeJobKey(fromEnv, 'DAPL_JOB_KEY');
   return processJobKey;
-}
-
-function localProcessesFrom(options: IaOptions): number | undefined {
-  const n = options.localProcesses;
-  if (n === undefined) return undefined;
-  if (!Number.isSafeInteger(n) || n < 1) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `options.localProcesses must be a whole number of processes, at least 1, got ${describeValue(n)}`, { argument: 'options.localProcesses' });
-  }
-  return n;
 }
 
 function advertised(iface: string): string {
@@ -44,7 +35,7 @@ export const tcpProvider: DatProvider = {
   parameters: TCP_PARAMETERS,
   async openIa(options: IaOptions = {}) {
     const params = resolveTcpParameters(options.parameters);
-    const local = localProcessesFrom(options);
+    const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
     const address = advertised(params.interface);
     const cpus = availableParallelism();

@@ -11,7 +11,7 @@ import type { IaBase } from './ia-base.js';
 import { iovLength, takeIov } from './iov.js';
 import type { KitPz } from './memory.js';
 import { notSupported } from './not-supported.js';
-import { describe, requireBytes, requireInteger, requireObject } from './validate.js';
+import { describe, optionalBoolean, requireBytes, requireInteger, requireObject } from './validate.js';
 
 export type RequestOp = 'send' | 'rdma-write' | 'rdma-write-immediate' | 'rdma-read';
 
@@ -363,13 +363,6 @@ function postFlags(options: PostOptions | undefined): number {
   if (options === undefined) return 0;
   requireObject(options, 'options');
   return (optionalBoolean(options.suppressCompletion, 'options.suppressCompletion') ? POST_SUPPRESS : 0) | (optionalBoolean(options.localCompletion, 'options.localCompletion') ? POST_LOCAL : 0);
-}
-
-function optionalBoolean(value: unknown, argument: string): boolean {
-  if (value !== undefined && typeof value !== 'boolean') {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a boolean, got ${describe(value)}`, { argument });
-  }
-  return value === true;
 }
 
 /** The remote triplet, copied as checked (the provider reads it later; the caller's object is its own again). */

@@ -2,10 +2,10 @@ import { DatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
 import type { DatEvent } from '../dat/events.js';
 import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
-import type { InterfaceAdapter } from '../dat/ia.js';
 import { defer } from '../util/defer.js';
 import { Fifo } from '../util/fifo.js';
 import { describe, requireFunction, requireInteger } from './validate.js';
+import type { IaBase } from './ia-base.js';
 
 interface Waiter {
   resolve(event: DatEvent): void;
@@ -32,7 +32,7 @@ export class EvdQueue implements EventDispatcher {
   private isFreed = false;
 
   constructor(
-    readonly ia: InterfaceAdapter,
+    readonly ia: IaBase,
     readonly queueDepth: number,
   ) {}
 
@@ -98,14 +98,12 @@ export class EvdQueue implements EventDispatcher {
       if (timeoutMs !== undefined) {
         waiter.timer = setTimeout(() => {
           this.removeWaiter(waiter);
-          settle(waiter); // the abort listener, if any, goes with it
           reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `no event within ${timeoutMs} ms`, { argument: 'timeoutMs' }));
         }, timeoutMs);
       }
       if (signal !== undefined) {
         const onAbort = (): void => {
           this.removeWaiter(waiter);
-          settle(waiter);
           reject(interrupted());
         };
         signal.addEventListener('abort', onAbort, { once: true });
@@ -143,7 +141,7 @@ export class EvdQueue implements EventDispatcher {
     }
     this.destroy();
     // Forgotten by its IA at once, not only at close: an IA that makes and frees EVDs keeps none.
-    (this.ia as { forgetEvd?(evd: EvdQueue): void }).forgetEvd?.(this);
+    this.ia.forgetEvd(this);
   }
 
   /** Release without the in-use check (IA close). */
@@ -176,7 +174,9 @@ export class EvdQueue implements EventDispatcher {
     for (const l of listeners) l();
   }
 
+  /** A waiter gives up (timeout or abort): out of the queue, its timer and abort listener gone with it. */
   private removeWaiter(target: Waiter): void {
+    settle(target);
     const keep: Waiter[] = [];
     for (let w = this.waiters.shift(); w !== undefined; w = this.waiters.shift()) if (w !== target) keep.push(w);
     for (const w of keep) this.waiters.push(w);

@@ -9,7 +9,16 @@ import { describe } from './validate.js';
  * sources, LOCAL_WRITE for sinks), every segment inside its LMR. Returns the total length.
  */
 export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number, maxIov: number): number {
-  return iovLength(takeIov(iov, argument, pz, need, maxIov));
+  // Used where the segments are read at once (LAPI active messages): checked in place, no copy.
+  const segments = requireIovArray(iov, argument, maxIov);
+  let total = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    const fault = segmentFault(seg, pz, need);
+    if (fault !== Fault.NONE) throw segmentError(fault, `${argument}[${i}]`, seg, need);
+    total += (seg as LmrTriplet).length;
+  }
+  return total;
 }
 
 /**
@@ -19,15 +28,10 @@ export function checkIov(iov: unknown, argument: string, pz: KitPz, need: number
  * copy a segment changed after the post would be used unchecked: another LMR, its rights, bounds.
  */
 export function takeIov(iov: unknown, argument: string, pz: KitPz, need: number, maxIov: number): LmrTriplet[] {
-  if (!Array.isArray(iov)) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be an array of { lmr, offset, length }, got ${describe(iov)}`, { argument });
-  }
-  if (iov.length > maxIov) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} has ${iov.length} segments; at most ${maxIov} allowed`, { argument });
-  }
-  const taken: LmrTriplet[] = new Array(iov.length);
-  for (let i = 0; i < iov.length; i++) {
-    const seg: unknown = iov[i];
+  const segments = requireIovArray(iov, argument, maxIov);
+  const taken: LmrTriplet[] = new Array(segments.length);
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
     // Each field read once, into the copy, and the copy checked.
     const copy = typeof seg === 'object' && seg !== null ? { lmr: (seg as LmrTriplet).lmr, offset: (seg as LmrTriplet).offset, length: (seg as LmrTriplet).length } : seg;
     const fault = segmentFault(copy, pz, need);
@@ -35,6 +39,17 @@ export function takeIov(iov: unknown, argument: string, pz: KitPz, need: number,
     taken[i] = copy as LmrTriplet;
   }
   return taken;
+}
+
+/** `iov` as an array of at most `maxIov` entries (each still to be checked). */
+function requireIovArray(iov: unknown, argument: string, maxIov: number): readonly unknown[] {
+  if (!Array.isArray(iov)) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be an array of { lmr, offset, length }, got ${describe(iov)}`, { argument });
+  }
+  if (iov.length > maxIov) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} has ${iov.length} segments; at most ${maxIov} allowed`, { argument });
+  }
+  return iov;
 }
 
 /** The bytes an iov covers. */

@@ -11,6 +11,14 @@ export function invalidParameter(argument: string, message: string): DatError {
   return new DatError(DatStatus.INVALID_PARAMETER, `${argument}: ${message}`, { argument });
 }
 
+/** An optional flag: true only when given as true; anything but a boolean or undefined is INVALID_PARAMETER. */
+export function optionalBoolean(value: unknown, argument: string): boolean {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a boolean, got ${describe(value)}`, { argument });
+  }
+  return value === true;
+}
+
 /** A safe integer in `[min, max]`, else INVALID_PARAMETER (or `status`) naming the argument and range. */
 export function requireInteger(value: unknown, argument: string, min: number, max: number, status = DatStatus.INVALID_PARAMETER): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {

@@ -1,4 +1,7 @@
 import type { Environment } from '../config/dapl-config.js';
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
+import { describeValue } from '../util/describe-value.js';
 import { rankContext } from './rank-context.js';
 import type { Runtime } from './runtime.js';
 
@@ -25,4 +28,13 @@ export function localProcesses(runtime: Runtime, env: Environment): number {
     if (n <= runtime.size) return n;
   }
   return runtime.size;
+}
+
+/** `openIa`'s `options.localProcesses`, checked for a provider: a whole number ≥ 1, or undefined (unknown). */
+export function requireLocalProcessesOption(n: unknown): number | undefined {
+  if (n === undefined) return undefined;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 1) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `options.localProcesses must be a whole number of processes, at least 1, got ${describeValue(n)}`, { argument: 'options.localProcesses' });
+  }
+  return n;
 }

@@ -69,7 +69,7 @@ export class PointToPoint implements DeviceHost {
       return request;
     }
     request.handle = result.handle;
-    const lost = peer === undefined ? undefined : this.#lost.get(peer);
+    const lost = this.#lostFor(peer);
     if (lost !== undefined) {
       this.engine.cancel(result.handle);
       request.fail(lost);
@@ -144,7 +144,7 @@ export class PointToPoint implements DeviceHost {
   probe(context: number, source: number, tag: number, peer: number | undefined): Promise<Status> {
     const status = this.iprobe(context, source, tag, peer);
     if (status !== undefined) return Promise.resolve(status);
-    const lost = peer === undefined ? undefined : this.#lost.get(peer);
+    const lost = this.#lostFor(peer);
     if (lost !== undefined) return Promise.reject(lost);
     return new Promise((resolve, reject) => this.#probes.push({ context, source, tag, peer, resolve, reject }));
   }
@@ -190,8 +190,16 @@ export class PointToPoint implements DeviceHost {
       request.fail(error);
     }
     // A probe naming the peer can never be answered now (one for any source still can).
-    const waiting = this.#probes;
-    this.#probes = waiting.filter((p) => p.peer !== peer);
-    for (const p of waiting) if (p.peer === peer) p.reject(error);
+    const keep: ProbeWaiter[] = [];
+    for (const p of this.#probes) {
+      if (p.peer === peer) p.reject(error);
+      else keep.push(p);
+    }
+    this.#probes = keep;
+  }
+
+  /** Why `peer` (a world rank; undefined: any source) can no longer be heard from, if it is lost. */
+  #lostFor(peer: number | undefined): MpiError | undefined {
+    return peer === undefined ? undefined : this.#lost.get(peer);
   }
 }

@@ -1,5 +1,5 @@
 import type { BufferSpan } from '../adi/transfer.js';
-import { Datatype, bufferBytes, datatypeOf, requireFits } from '../datatype/index.js';
+import { Datatype, bufferBytes, datatypeOf, requireFits, type GatherProgram } from '../datatype/index.js';
 import { requireCount } from './check.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 
@@ -34,7 +34,7 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
  * type's data may start past its origin, or its extent may end in padding the last element does
  * not need (resized), so that formula may ask for one element too many or too few.
  */
-function defaultCount(byteLength: number, program: { readonly size: number; readonly extent: number; readonly minOffset: number; readonly maxOffset: number }): number {
+function defaultCount(byteLength: number, program: GatherProgram): number {
   const { size, extent, minOffset, maxOffset } = program;
   if (extent <= 0) return 0;
   if (size === 0) return Math.floor(byteLength / extent);

@@ -171,9 +171,13 @@ export class Comm {
     return this.#startRecv(span, from, t, this.#context);
   }
 
+  /** The world rank of communicator rank `source`; undefined for ANY_SOURCE. */
+  #peerOf(source: number): number | undefined {
+    return source === ANY_SOURCE ? undefined : this.#group.worldRanks[source];
+  }
+
   #startRecv(span: BufferSpan, source: number, tag: number, context: number): Request {
-    const peer = source === ANY_SOURCE ? undefined : this.#group.worldRanks[source];
-    const request = this.#state.p2p.irecv(context, source, tag, span, peer);
+    const request = this.#state.p2p.irecv(context, source, tag, span, this.#peerOf(source));
     return new Request(request, this.#cancel, this.#state.job.runtime);
   }
 
@@ -227,7 +231,7 @@ export class Comm {
     const from = requireSource(source, this.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
-    return this.#state.p2p.iprobe(this.#context, from, t, from === ANY_SOURCE ? undefined : this.#group.worldRanks[from]);
+    return this.#state.p2p.iprobe(this.#context, from, t, this.#peerOf(from));
   }
 
   /** Wait until a matching message can be received (MPI_Probe); its status has the size to receive. */
@@ -236,7 +240,7 @@ export class Comm {
     const from = requireSource(source, this.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
-    return this.#state.p2p.probe(this.#context, from, t, from === ANY_SOURCE ? undefined : this.#group.worldRanks[from]);
+    return this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
   }
 
   // ---- collectives (coll/: algorithms chosen by size; hardware barrier and bcast when usable) -

@@ -8,6 +8,7 @@ import { datatypeOf, packRange, unpackRange, type Datatype } from '../datatype/i
 import { recursiveDoublingAllreduce, ringAllreduce, ringReduceScatter } from './algorithms/allreduce.js';
 import {
   binomialGather,
+  block,
   binomialScatter,
   linearGather,
   linearScatter,
@@ -216,7 +217,7 @@ export class Collectives {
     if (op.commute) {
       // A ring that ends with block r at rank r: rotate so that rank r finishes on its own block.
       await ringReduceScatter(this.ch, data, total, datatype, op, rotated({ start: (b) => at[b], length: (b) => counts[b] }, this.ch.size, -1));
-      unpacked(output, data.subarray(layout.offset(me), layout.offset(me) + layout.length(me)), this.ch);
+      unpacked(output, block(data, layout, me), this.ch);
       return;
     }
     // Non-commutative: reduce in rank order to rank 0, then scatter the blocks.
@@ -275,7 +276,7 @@ export class Collectives {
     }
     const allBytes = all === undefined ? undefined : packed(all, true);
     const mine = inPlace
-      ? allBytes!.slice(layout!.offset(r), layout!.offset(r) + layout!.length(r))
+      ? block(allBytes!, layout!, r).slice()
       : packed(this.#span(sendbuf as ArrayBufferView, { datatype, count: options.count }, 'sendbuf'), true);
     await linearGather(this.ch, mine, allBytes, r, layout);
     if (all !== undefined) unpacked(all, allBytes!, this.ch);
@@ -352,24 +353,15 @@ export class Collectives {
 
   /** IN_PLACE (MPI-2.2): the data to send is in `recvbuf`, which a copy frees for the results. */
   async alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options: BufferOptions = {}): Promise<void> {
-    if (sendbuf === IN_PLACE) {
-      const datatype = this.#datatype(recvbuf, options.datatype);
-      const per = options.count === undefined ? Math.floor(this.#span(recvbuf, { datatype }, 'recvbuf').count / this.ch.size) : requireCount(options.count, 'count');
-      // The packed copy is what we send: already in the type's element order, read as bytes.
-      const recv = this.#span(recvbuf, { datatype, count: per * this.ch.size }, 'recvbuf');
-      const copy = packed(recv, true).slice();
-      this.ch.clock.chargeCopy(copy.length);
-      const layout = uniformLayout(per * datatype.size);
-      const recvBytes = packed(recv, false);
-      await pairwiseAlltoall(this.ch, copy, layout, recvBytes, layout);
-      return unpacked(recv, recvBytes, this.ch);
-    }
-    const datatype = this.#datatype(sendbuf, options.datatype);
-    const per = options.count === undefined ? Math.floor(this.#span(sendbuf, { datatype }, 'sendbuf').count / this.ch.size) : requireCount(options.count, 'count');
-    const send = this.#span(sendbuf, { datatype, count: per * this.ch.size }, 'sendbuf');
+    const from = sendbuf === IN_PLACE ? recvbuf : sendbuf;
+    const datatype = this.#datatype(from, options.datatype);
+    const per = options.count === undefined ? Math.floor(this.#span(from, { datatype }, sendbuf === IN_PLACE ? 'recvbuf' : 'sendbuf').count / this.ch.size) : requireCount(options.count, 'count');
+    const send = sendbuf === IN_PLACE ? undefined : this.#span(sendbuf, { datatype, count: per * this.ch.size }, 'sendbuf');
     const recv = this.#span(recvbuf, { datatype, count: per * this.ch.size }, 'recvbuf');
+    const layout = uniformLayout(per * datatype.size);
+    const sendBytes = send === undefined ? this.#snapshot(recv) : packed(send, true);
     const recvBytes = packed(recv, false);
-    await pairwiseAlltoall(this.ch, packed(send, true), uniformLayout(per * datatype.size), recvBytes, uniformLayout(per * datatype.size));
+    await pairwiseAlltoall(this.ch, sendBytes, layout, recvBytes, layout);
     unpacked(recv, recvBytes, this.ch);
   }
 
@@ -383,25 +375,22 @@ export class Collectives {
     rdispls: readonly number[] | null,
     options: BufferOptions = {},
   ): Promise<void> {
-    if (sendbuf === IN_PLACE) {
-      const datatype = this.#datatype(recvbuf, options.datatype);
-      const v = this.#vector(recvCounts, rdispls, 'recvCounts', 'rdispls', datatype.size);
-      // The packed copy is what we send: already in the type's element order, read as bytes.
-      const recv = this.#span(recvbuf, { datatype, count: v.extent }, 'recvbuf');
-      const copy = packed(recv, true).slice();
-      this.ch.clock.chargeCopy(copy.length);
-      const recvBytes = packed(recv, true);
-      await pairwiseAlltoall(this.ch, copy, v.layout, recvBytes, v.layout);
-      return unpacked(recv, recvBytes, this.ch);
-    }
-    const datatype = this.#datatype(sendbuf, options.datatype);
-    const s = this.#vector(sendCounts, sdispls, 'sendCounts', 'sdispls', datatype.size);
+    const datatype = this.#datatype(sendbuf === IN_PLACE ? recvbuf : sendbuf, options.datatype);
+    const s = sendbuf === IN_PLACE ? undefined : this.#vector(sendCounts, sdispls, 'sendCounts', 'sdispls', datatype.size);
     const r = this.#vector(recvCounts, rdispls, 'recvCounts', 'rdispls', datatype.size);
-    const send = this.#span(sendbuf, { datatype, count: s.extent }, 'sendbuf');
+    const send = sendbuf === IN_PLACE ? undefined : this.#span(sendbuf, { datatype, count: s!.extent }, 'sendbuf');
     const recv = this.#span(recvbuf, { datatype, count: r.extent }, 'recvbuf');
+    const sendBytes = send === undefined ? this.#snapshot(recv) : packed(send, true);
     const recvBytes = packed(recv, true);
-    await pairwiseAlltoall(this.ch, packed(send, true), s.layout, recvBytes, r.layout);
+    await pairwiseAlltoall(this.ch, sendBytes, s?.layout ?? r.layout, recvBytes, r.layout);
     unpacked(recv, recvBytes, this.ch);
+  }
+
+  /** An IN_PLACE send: a copy of the receive buffer's packed data (already in the type's element order, read as bytes), charged to the clock. */
+  #snapshot(recv: BufferSpan): Uint8Array {
+    const copy = packed(recv, true).slice();
+    this.ch.clock.chargeCopy(copy.length);
+    return copy;
   }
 
   // ---- argument checks ----------------------------------------------------------------------

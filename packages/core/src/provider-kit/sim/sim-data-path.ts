@@ -23,11 +23,12 @@ export interface SimFlight<E extends SimEndpoint = SimEndpoint> {
   readonly req: DtoRequest;
   readonly src: E;
   readonly dst: E;
-  /** The endpoints' connection generations when the flight left: a newer connection drops it. */
+  /**
+   * The endpoints' connection generations when the flight left: a newer connection drops it (every
+   * reset of the path comes with a new generation of its endpoint).
+   */
   readonly srcGen: number;
   readonly dstGen: number;
-  /** The path's epoch when the flight left: a reset of the connection since then makes it stale. */
-  readonly epoch: number;
   /** How often a stall had sent its request back when it left: a later stall makes it stale. */
   readonly issue: number;
 }
@@ -53,15 +54,13 @@ export interface ReadResponse<F extends SimFlight = SimFlight> {
 
 /**
  * The part of a simulated data path every provider shares (the initiator side of every request
- * posted on one endpoint): flights tagged with the connection generations and an epoch,
+ * posted on one endpoint): flights tagged with the connection generations,
  * completions in post order whatever order outcomes come in, and a stall — a send that found no
  * receive — after which everything posted behind it is re-sent once it goes (go-back-N), so that
  * arrival order stays post order. A provider times the stages (`issue` and the events after it)
  * and says when a stalled send goes again (`peerPostedRecv`).
  */
 export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight<E>> implements SimDataPath, FlightPath {
-  /** Flights of older epochs are stale (the connection was reset). */
-  private epoch = 0;
   /**
    * Per request still outstanding, how often a stall sent it back: only its own flights and those
    * of the requests behind it go stale, never a flight ahead of the stalled one (which may already
@@ -104,7 +103,6 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
 
   /** The connection is gone: forget everything in flight (the kit flushes the queues). */
   reset(): void {
-    this.epoch++;
     this.blocked = false;
     this.forgetStall();
     this.results.clear();
@@ -114,7 +112,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   // ---- called from the events -------------------------------------------------------------
 
   isCurrent(f: SimFlight): boolean {
-    return f.epoch === this.epoch && f.issue === this.#reissuesOf(f.req) && f.src.gen === f.srcGen;
+    return f.issue === this.#reissuesOf(f.req) && f.src.gen === f.srcGen;
   }
 
   /** Record a request's outcome; complete requests from the head while they have one (post order). */
@@ -155,7 +153,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   private flight(req: DtoRequest, resent: F | undefined): F | undefined {
     const dst = this.ep.peer as E | undefined;
     if (dst === undefined) return undefined;
-    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, epoch: this.epoch, issue: this.#reissuesOf(req) }, resent);
+    return this.newFlight({ path: this, req, src: this.ep, dst, srcGen: this.ep.gen, dstGen: dst.gen, issue: this.#reissuesOf(req) }, resent);
   }
 
   /** Per event on the hot path: nothing to look up while no stall has happened. */

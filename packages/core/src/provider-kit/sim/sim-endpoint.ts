@@ -31,8 +31,8 @@ export abstract class SimEndpoint extends EndpointBase {
   /** Bumped whenever this endpoint's connection ends or changes: events of an older one are dropped. */
   gen = 0;
   private pendingConnect = false;
-  /** Receives a send's flight has taken and not yet completed, oldest first. */
-  private readonly filling: PostedRecv[] = [];
+  /** Receives a send's flight has taken and not yet completed, oldest first (a Set keeps insertion order). */
+  private readonly filling = new Set<PostedRecv>();
   protected abstract readonly path: SimDataPath;
 
   get fabric(): SimFabric {
@@ -104,13 +104,12 @@ export abstract class SimEndpoint extends EndpointBase {
 
   override takeRecv(): PostedRecv | undefined {
     const recv = super.takeRecv();
-    if (recv !== undefined) this.filling.push(recv);
+    if (recv !== undefined) this.filling.add(recv);
     return recv;
   }
 
   completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
-    const at = this.filling.indexOf(recv);
-    if (at >= 0) this.filling.splice(at, 1);
+    this.filling.delete(recv);
     this.completeRecv(recv, status, length);
   }
 
@@ -119,7 +118,9 @@ export abstract class SimEndpoint extends EndpointBase {
    * completion was dropped with the connection, so they flush here, first (they are the oldest).
    */
   protected override flush(): void {
-    for (const recv of this.filling.splice(0)) this.completeRecv(recv, DtoStatus.FLUSHED, 0);
+    const taken = [...this.filling];
+    this.filling.clear();
+    for (const recv of taken) this.completeRecv(recv, DtoStatus.FLUSHED, 0);
     super.flush();
   }
 

@@ -1,13 +1,9 @@
 import { expect } from 'vitest';
-import { MemAccess, type RmrTriplet } from '../../dat/memory.js';
+import { MemAccess } from '../../dat/memory.js';
 import { DtoStatus } from '../../dat/status.js';
 import type { Harness } from './harness.js';
 import { expectSameBytes } from './helpers.js';
-import { connectPair, region, seg } from './pair.js';
-
-function at(window: RmrTriplet, offset: number, length: number): RmrTriplet {
-  return { rmrContext: window.rmrContext, targetOffset: offset, length };
-}
+import { at, connectPair, region, seg } from './pair.js';
 
 /**
  * `localCompletion`: a send or write may complete once its source may be reused, before the target

@@ -5,7 +5,7 @@ import { DtoStatus } from '../../dat/status.js';
 import type { DtoOp } from '../../dat/events.js';
 import type { Harness } from './harness.js';
 import { expectNoEvent, expectSameBytes } from './helpers.js';
-import { connectPair, region, seg, type Pair } from './pair.js';
+import { at, connectPair, region, seg, type Pair } from './pair.js';
 
 /** A 2 KiB target buffer with `[256, 1280)` exposed for remote read and write. */
 async function pairWithWindow(h: Harness) {
@@ -13,10 +13,6 @@ async function pairWithWindow(h: Harness) {
   const target = region(pair.server.pz, 2048);
   const window = pair.server.pz.createRmr().bind(target.lmr, 256, 1024, MemAccess.REMOTE);
   return { ...pair, target, window };
-}
-
-function at(window: RmrTriplet, offset: number, length: number): RmrTriplet {
-  return { rmrContext: window.rmrContext, targetOffset: offset, length };
 }
 
 /** One-sided operations: placement inside a window, immediate data, ordering with sends. */

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { EpState, type Endpoint, type EndpointAttributes } from '../../dat/endpoint.js';
 import type { EventDispatcher } from '../../dat/evd.js';
 import type { InterfaceAdapter } from '../../dat/ia.js';
-import { MemAccess, type Lmr, type LmrTriplet } from '../../dat/memory.js';
+import { MemAccess, type Lmr, type LmrTriplet, type RmrTriplet } from '../../dat/memory.js';
 import type { IaOptions } from '../../dat/provider.js';
 import type { PublicServicePoint } from '../../dat/psp.js';
 import type { ProtectionZone } from '../../dat/pz.js';
@@ -102,6 +102,11 @@ export function region(pz: ProtectionZone, length: number, access: number = MemA
 
 export function seg(lmr: Lmr, offset: number, length: number): LmrTriplet {
   return { lmr, offset, length };
+}
+
+/** `length` bytes at `offset` through `window`'s RMR (the remote side of an RDMA request). */
+export function at(window: RmrTriplet, offset: number, length: number): RmrTriplet {
+  return { rmrContext: window.rmrContext, targetOffset: offset, length };
 }
 
 /** Proof that a connection still carries data: one checked send from `from` to `to`. */

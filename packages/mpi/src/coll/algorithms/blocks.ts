@@ -98,7 +98,7 @@ export async function linearScatter(ch: CollChannel, all: Uint8Array | undefined
 }
 
 /** Block `r` of `all` as `layout` places it. */
-function block(all: Uint8Array, layout: BlockLayout, r: number): Uint8Array {
+export function block(all: Uint8Array, layout: BlockLayout, r: number): Uint8Array {
   const at = layout.offset(r);
   return all.subarray(at, at + layout.length(r));
 }
@@ -123,9 +123,8 @@ export async function ringAllgather(ch: CollChannel, all: Uint8Array, layout: Bl
   const { rank, size } = ch;
   const right = (rank + 1) % size;
   const left = (rank - 1 + size) % size;
-  const block = (r: number) => all.subarray(layout.offset(r), layout.offset(r) + layout.length(r));
   for (let step = 0; step < size - 1; step++) {
-    await ch.sendrecv(block((rank - step + size) % size), right, block((rank - step - 1 + size) % size), left, CollTag.ALLGATHER);
+    await ch.sendrecv(block(all, layout, (rank - step + size) % size), right, block(all, layout, (rank - step - 1 + size) % size), left, CollTag.ALLGATHER);
   }
 }
 
@@ -136,15 +135,13 @@ export async function ringAllgather(ch: CollChannel, all: Uint8Array, layout: Bl
  */
 export async function pairwiseAlltoall(ch: CollChannel, send: Uint8Array, sendLayout: BlockLayout, recv: Uint8Array, recvLayout: BlockLayout): Promise<void> {
   const { rank, size } = ch;
-  const sendBlock = (r: number) => send.subarray(sendLayout.offset(r), sendLayout.offset(r) + sendLayout.length(r));
-  const recvBlock = (r: number) => recv.subarray(recvLayout.offset(r), recvLayout.offset(r) + recvLayout.length(r));
   for (let i = 1; i < size; i++) {
     const dst = (rank + i) % size;
     const src = (rank - i + size) % size;
-    await ch.sendrecv(sendBlock(dst), dst, recvBlock(src), src, CollTag.ALLTOALL);
+    await ch.sendrecv(block(send, sendLayout, dst), dst, block(recv, recvLayout, src), src, CollTag.ALLTOALL);
   }
   // Our own block last: if it does not fit, every exchange has still been made (the job goes on).
-  ch.copy(sendBlock(rank), recvBlock(rank));
+  ch.copy(block(send, sendLayout, rank), block(recv, recvLayout, rank));
 }
 
 /**

@@ -32,9 +32,10 @@ const BELL_KEY = 'mpi-bell';
 class AdvertisedRecv {
   withdrawn = false;
   revoking = false;
-  /** Counted in its link's `advertisedPosted`: still posted, unmatched. */
-  counted = true;
-  /** Matched by an RTS whose sender will write into it once our advertisement reaches it. */
+  /**
+   * Matched by an RTS whose sender will write into it once our advertisement reaches it. Until it
+   * is adopted or withdrawn, it is counted in its link's `advertisedPosted` (posted, unmatched).
+   */
   adopted: { source: number; tag: number; size: number } | undefined = undefined;
   constructor(
     readonly link: PeerLink,
@@ -762,10 +763,9 @@ export class RdmaDevice implements Device {
   keep(message: IncomingMessage): void {
     const arrival = message.deviceState as Arrival;
     if (arrival.advertised !== undefined) return this.#failLink(arrival.link, misdirected(arrival.link.peer, message));
-    this.#unexpected.keep(message, arrival);
-    // Held for lack of room while a receive waits on this peer: what it waits for may come behind,
-    // and only the credits of these buffers let it come. Copy them out (beyond the bound).
-    if (arrival.link.held.length > 0 && this.#host.receivesWaitFor(arrival.link.peer)) this.#unexpected.unhold(arrival.link);
+    // While a receive waits on this peer nothing of it is held (receivePosted let it all go), and
+    // this message is copied out beyond the bound too.
+    this.#unexpected.keep(message, arrival, this.#host.receivesWaitFor(arrival.link.peer));
   }
 
   receivePosted(peer: number | undefined, request?: RecvRequest): void {
@@ -836,9 +836,8 @@ export class RdmaDevice implements Device {
     return true;
   }
 
+  /** Once per receive: when it is adopted, or withdrawn without having been adopted. */
   #uncount(state: AdvertisedRecv): void {
-    if (!state.counted) return;
-    state.counted = false;
     const posted = state.link.advertisedPosted;
     const left = (posted.get(state.key) ?? 1) - 1;
     if (left === 0) posted.delete(state.key);
@@ -853,7 +852,7 @@ export class RdmaDevice implements Device {
     request.deviceState = undefined;
     if (this.#recvTable.get(request.id) === request) this.#recvTable.take(request.id);
     this.#advertWindows.release(state.exposure);
-    this.#uncount(state);
+    if (state.adopted === undefined) this.#uncount(state);
   }
 
   deferCancel(request: RecvRequest): boolean {

@@ -27,10 +27,14 @@ export class UnexpectedData {
     private readonly repost: Repost,
   ) {}
 
-  /** An eager message matched no receive: copy its data out if the bound allows, else hold its buffer. */
-  keep(message: IncomingMessage, arrival: Arrival): void {
+  /**
+   * An eager message matched no receive: copy its data out if the bound allows, or `always` (a
+   * receive waits on its sender: what it waits for may come behind, and only this buffer's credit
+   * lets it come), else hold its buffer.
+   */
+  keep(message: IncomingMessage, arrival: Arrival, always = false): void {
     if (arrival.slot === undefined || message.payload === undefined) return;
-    if (this.bytes + message.size <= this.limit) return this.#copyOut(message, arrival);
+    if (always || this.bytes + message.size <= this.limit) return this.#copyOut(message, arrival);
     arrival.link.held.push(message);
     if (++this.held > this.peakHeld) this.peakHeld = this.held;
   }
