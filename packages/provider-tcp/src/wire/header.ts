@@ -62,15 +62,24 @@ function put32(target: Uint8Array, at: number, value: number): void {
   target[at + 3] = value >>> 24;
 }
 
+/**
+ * One 8-byte scratch for the u64 fields: a DataView's BigInt accessors split and join the halves
+ * natively, where BigInt shifts and masks allocate (half the time per field; bench/RESULTS.md,
+ * session 18).
+ */
+const u64Scratch = new ArrayBuffer(8);
+const u64View = new DataView(u64Scratch);
+const u64Bytes = new Uint8Array(u64Scratch);
+
 function put64(target: Uint8Array, at: number, value: bigint): void {
   if (value === 0n) {
-    // Most frames carry no RMR fields: skip BigInt arithmetic and Buffer.fill's argument checks.
+    // Most frames carry no RMR fields.
     put32(target, at, 0);
     put32(target, at + 4, 0);
     return;
   }
-  put32(target, at, Number(value & 0xffff_ffffn));
-  put32(target, at + 4, Number(value >> 32n));
+  u64View.setBigUint64(0, value, true);
+  for (let i = 0; i < 8; i++) target[at + i] = u64Bytes[i];
 }
 
 /**
@@ -158,10 +167,9 @@ function u32(bytes: Uint8Array, at: number): number {
 }
 
 function u64(bytes: Uint8Array, at: number): bigint {
-  const lo = u32(bytes, at);
-  const hi = u32(bytes, at + 4);
-  if (lo === 0 && hi === 0) return 0n;
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  let any = 0;
+  for (let i = 0; i < 8; i++) any |= u64Bytes[i] = bytes[at + i];
+  return any === 0 ? 0n : u64View.getBigUint64(0, true);
 }
 
 /** A header object for `decodeHeaderInto` to fill. */
