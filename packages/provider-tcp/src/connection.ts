@@ -59,6 +59,8 @@ export interface ConnectionOptions {
   readonly logger: Logger;
   /** Told of every chunk of input (the IA's busy poller, when `tcp.pollUs` is set). */
   readonly onInput: (() => void) | undefined;
+  /** How often a connection whose input is paused writes a probe (ms; 0: never). See `input`. */
+  readonly probeMs: number;
 }
 
 
@@ -75,6 +77,7 @@ export class TcpConnection implements InputTarget {
   private clientNonce: Uint8Array | undefined;
   private buffered = 0;
   private gracefulClose = false;
+  private probeTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     readonly socket: Socket,
@@ -146,6 +149,7 @@ export class TcpConnection implements InputTarget {
 
   /** Drop the socket now (abrupt disconnect, free, IA close, failed handshake). */
   destroy(): void {
+    this.stopProbing();
     this.data?.stop();
     this.socket.destroy();
   }
@@ -153,7 +157,9 @@ export class TcpConnection implements InputTarget {
   /**
    * Input from the socket. While the consumer refuses a frame the decoder keeps the rest; reading
    * goes on (so a peer that leaves is still seen) until `HELD_INPUT_BYTES` are held, then the
-   * socket pauses until `resumeInput`.
+   * socket pauses until `resumeInput`. A paused socket would not see the peer go (its FIN waits
+   * behind the bytes we do not read), so while paused it writes a probe every `probeMs`: a write to
+   * a peer that is gone fails (its host answers with RST), and the failure closes the connection.
    */
   input(chunk: Uint8Array): boolean {
     this.options.onInput?.();
@@ -165,8 +171,24 @@ export class TcpConnection implements InputTarget {
     }
     this.trackBuffered();
     if (!this.decoder.paused || this.decoder.retainedBytes < HELD_INPUT_BYTES) return true;
-    if (!this.socket.isPaused()) this.socket.pause();
+    if (!this.socket.isPaused()) {
+      this.socket.pause();
+      this.startProbing();
+    }
     return false;
+  }
+
+  private startProbing(): void {
+    if (this.options.probeMs <= 0 || this.probeTimer !== undefined || this.data === undefined) return;
+    const data = this.data;
+    this.probeTimer = setInterval(() => data.probe(), this.options.probeMs);
+    this.probeTimer.unref();
+  }
+
+  private stopProbing(): void {
+    if (this.probeTimer === undefined) return;
+    clearInterval(this.probeTimer);
+    this.probeTimer = undefined;
   }
 
   get holdsInput(): boolean {
@@ -180,7 +202,10 @@ export class TcpConnection implements InputTarget {
       this.fail(error instanceof ProtocolError ? `protocol error: ${error.message}` : `internal error: ${String(error)}`);
       return;
     }
-    if (!this.decoder.paused && this.socket.isPaused() && !this.socket.destroyed) this.socket.resume();
+    if (!this.decoder.paused && this.socket.isPaused() && !this.socket.destroyed) {
+      this.stopProbing();
+      this.socket.resume();
+    }
     this.trackBuffered();
   }
 
@@ -280,6 +305,7 @@ export class TcpConnection implements InputTarget {
   private finish(graceful: boolean, reason: string): void {
     if (this.phase === Phase.Closed && this.events === DEAD) return;
     this.phase = Phase.Closed;
+    this.stopProbing();
     this.data?.stop();
     if (this.buffered !== 0) {
       this.adjustBuffered(-this.buffered);

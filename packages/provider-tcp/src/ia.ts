@@ -4,7 +4,7 @@ import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type 
 import { BusyPoll } from './busy-poll.js';
 import type { ConnectionOptions } from './connection.js';
 import { TcpEndpoint } from './ep.js';
-import { keepAliveOptions, type TcpParameters } from './params.js';
+import { keepAliveOptions, probeIntervalMs, type TcpParameters } from './params.js';
 import { TcpPsp } from './psp.js';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
@@ -25,7 +25,7 @@ export class TcpIa extends IaBase {
     super(init);
     this.busyPoll = new BusyPoll(pollUs);
     const poll = this.busyPoll;
-    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: pollUs > 0 ? () => poll.kick() : undefined };
+    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: pollUs > 0 ? () => poll.kick() : undefined, probeMs: probeIntervalMs(params) };
   }
 
   /** The kit's counters plus the busy poller's: its window in µs (0: it never polls) and the loop turns it has spent. */

@@ -83,6 +83,8 @@ export class DataPath {
   /** The newest request completed locally (0: none), so a later refusal of it is told apart. */
   private lastLocalSeq = 0;
   private blocked = false;
+  /** The next flush writes an ACK whatever it owes (`probe`). */
+  private probeDue = false;
   private closing = false;
   private closed = false;
   /** Whether the frame being handled carries ACK_REQUEST (read by its sink at the end). */
@@ -124,6 +126,16 @@ export class DataPath {
     if (request.op !== 'rdma-read') this.unflushedBytes += request.length;
     if (this.unflushedBytes >= this.flushBytes && !this.blocked) return this.flush();
     this.scheduleFlush();
+  }
+
+  /**
+   * Write an ACK now, owed or not, to learn whether the connection is still there (the connection
+   * calls this while its input is paused; a write to a peer that is gone fails). Not while a write
+   * is pending: that one fails the same way.
+   */
+  probe(): void {
+    this.probeDue = true;
+    this.flush();
   }
 
   /** Graceful close: what is queued goes out, then DISCONNECT and a half-close. */
@@ -180,10 +192,12 @@ export class DataPath {
       if (req === undefined) break;
       this.writeRequest(w, req);
     }
-    if (this.ackOwed && this.ackRequested && w.open && this.responses.size === 0) {
-      w.header(FrameType.ACK, FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
+    if (((this.ackOwed && this.ackRequested) || this.probeDue) && w.open && this.responses.size === 0) {
+      // A probe's ACK carries no acknowledgement until one of the peer's requests was carried out.
+      w.header(FrameType.ACK, this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
       this.ackOwed = false;
       this.ackRequested = false;
+      this.probeDue = false;
     }
     if (this.closing && this.unsent.size === 0 && this.responses.size === 0 && w.open) {
       w.header(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0, 0n, 0n);

@@ -7,6 +7,7 @@ import { DtoStatus, MemAccess, type DatEvent, type InterfaceAdapter } from '@dap
 import { tcpProvider } from '../src/index.js';
 
 const PEER = fileURLToPath(new URL('./fixtures/silent-peer.mjs', import.meta.url));
+const FLOODING_PEER = fileURLToPath(new URL('./fixtures/flooding-peer.mjs', import.meta.url));
 
 /** The child's first line, without closing its stdout (the child keeps running). */
 function readLine(child: ChildProcess): Promise<string> {
@@ -68,5 +69,32 @@ describe('tcp: a peer process killed with SIGKILL', () => {
     ]);
     for (const e of flushed) expect((e as { status: DtoStatus }).status).toBe(DtoStatus.FLUSHED);
     await once(child, 'exit');
+  });
+
+  it('is seen while the survivor holds the peer\'s unreceived SENDs and reads no more (probe writes)', async () => {
+    const key = randomBytes(32).toString('hex');
+    child = spawn(process.execPath, [FLOODING_PEER], { env: { ...process.env, DAPL_JOB_KEY: key }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const [host, port] = (await readLine(child)).split(' ');
+    ia = await tcpProvider.openIa({ jobKey: Buffer.from(key, 'hex'), parameters: { keepAliveMs: 1000 } });
+    const evd = ia.createEvd();
+    const pz = ia.createPz();
+    const ep = ia.createEp(pz, { recv: evd, request: evd, connect: evd });
+    const lmr = pz.registerLmr(new Uint8Array(1024), MemAccess.LOCAL);
+    ep.connect(host, Number(port));
+    expect((await evd.wait({ timeoutMs: 5000 })).type).toBe('connection-established');
+    // No receive posted: the peer's 1 MiB of SENDs stalls here, and the input pauses once 64 KiB
+    // are held. Our own send waits for an acknowledgement the peer, stalled too, never gives.
+    ep.postSend([{ lmr, offset: 0, length: 1024 }], 'ours');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(evd.size).toBe(0);
+
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    const events: DatEvent[] = [];
+    while (events.length < 2) events.push(await evd.wait({ timeoutMs: 5000 }));
+    expect(events.map((e) => e.type).sort()).toEqual(['connection-broken', 'dto-completion']);
+    const flushed = events.find((e) => e.type === 'dto-completion') as { cookie: unknown; status: DtoStatus };
+    expect(flushed.cookie).toBe('ours');
+    expect(flushed.status).toBe(DtoStatus.FLUSHED);
   });
 });

@@ -1,35 +1,44 @@
 // Where a tcp stream or IA ends at an awkward moment: inside a SEND's payload, while a PSP's
-// listener is still starting; and the keepalive delay the kernel is given.
+// listener is still starting, while input is paused (the probes that would see it); and the
+// keepalive delay the kernel is given.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { DatStatus, DtoStatus, MemAccess, type DatEvent, type EventDispatcher } from '@dapl/core';
+import { DatStatus, DtoStatus, MemAccess, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type ProtectionZone } from '@dapl/core';
 import { describe, expect, it } from 'vitest';
 import { tcpProvider } from '../src/index.js';
 import { keepAliveDelayMs, resolveTcpParameters } from '../src/params.js';
-import { encodeFrame, FrameType, HEADER_SIZE } from '../src/wire/index.js';
+import { decodeHeader, encodeFrame, FrameFlag, FrameType, HEADER_SIZE } from '../src/wire/index.js';
 import { RawClient } from './raw-client.js';
 
 const next = (evd: EventDispatcher): Promise<DatEvent> => evd.wait({ timeoutMs: 5_000 });
+
+/** A raw client connected to an endpoint of `ia`, which `before` may post receives on before it accepts. */
+async function rawPeer(ia: InterfaceAdapter, jobKey: Uint8Array, before: (ep: Endpoint, pz: ProtectionZone) => void = () => {}) {
+  const listenEvd = ia.createEvd();
+  const psp = await ia.createPspAny(listenEvd);
+  const evd = ia.createEvd();
+  const pz = ia.createPz();
+  const ep = ia.createEp(pz, { recv: evd, request: evd, connect: evd });
+  before(ep, pz);
+  const raw = await RawClient.open(ia.address, psp.connQual);
+  await raw.handshake(jobKey, psp.connQual);
+  const request = await next(listenEvd);
+  expect(request.type).toBe('connection-request');
+  if (request.type === 'connection-request') request.request.accept(ep);
+  expect((await next(evd)).type).toBe('connection-established');
+  return { raw, ep, pz, evd };
+}
 
 describe('tcp: a stream or an IA ending at an awkward moment', () => {
   it('a connection lost inside a SEND\'s payload flushes the receive it was filling, then the others, in post order', async () => {
     const jobKey = randomBytes(32);
     const ia = await tcpProvider.openIa({ jobKey });
     try {
-      const listenEvd = ia.createEvd();
-      const psp = await ia.createPspAny(listenEvd);
-      const evd = ia.createEvd();
-      const pz = ia.createPz();
-      const ep = ia.createEp(pz, { recv: evd, request: evd, connect: evd });
-      const lmr = pz.registerLmr(new Uint8Array(4096), MemAccess.LOCAL);
-      ep.postRecv([{ lmr, offset: 0, length: 2048 }], 'first');
-      ep.postRecv([{ lmr, offset: 2048, length: 2048 }], 'second');
-      const raw = await RawClient.open(ia.address, psp.connQual);
-      await raw.handshake(jobKey, psp.connQual);
-      const request = await next(listenEvd);
-      expect(request.type).toBe('connection-request');
-      if (request.type === 'connection-request') request.request.accept(ep);
-      expect((await next(evd)).type).toBe('connection-established');
+      const { raw, evd } = await rawPeer(ia, jobKey, (ep, pz) => {
+        const lmr = pz.registerLmr(new Uint8Array(4096), MemAccess.LOCAL);
+        ep.postRecv([{ lmr, offset: 0, length: 2048 }], 'first');
+        ep.postRecv([{ lmr, offset: 2048, length: 2048 }], 'second');
+      });
       // SEND 1 of 1,000 bytes: 500 of them arrive, then the peer is gone.
       const frame = encodeFrame({ type: FrameType.SEND, seq: 1 }, new Uint8Array(1000).fill(1));
       raw.write(frame.subarray(0, HEADER_SIZE + 500));
@@ -47,6 +56,33 @@ describe('tcp: a stream or an IA ending at an awkward moment', () => {
       }
       expect(flushed).toEqual(['first', 'second']);
       if (!broken) expect((await next(evd)).type).toBe('connection-broken');
+    } finally {
+      await ia.close();
+    }
+  });
+
+  it('a connection whose input is paused probes its peer with an ACK that acknowledges nothing, and then goes on as before', async () => {
+    const jobKey = randomBytes(32);
+    const ia = await tcpProvider.openIa({ jobKey, parameters: { keepAliveMs: 300 } });
+    try {
+      const { raw, ep, pz, evd } = await rawPeer(ia, jobKey);
+      const accept = await raw.read(HEADER_SIZE);
+      await raw.read(accept.readUInt32LE(4));
+      // Three SENDs of 40 KiB and no receive posted: the endpoint holds 64 KiB and reads no more.
+      const payloads = [1, 2, 3].map((n) => new Uint8Array(40 * 1024).fill(n));
+      for (const [i, payload] of payloads.entries()) raw.write(encodeFrame({ type: FrameType.SEND, seq: i + 1, flags: i === 2 ? FrameFlag.ACK_REQUEST : 0 }, payload));
+      const probe = decodeHeader(await raw.read(HEADER_SIZE, 3000), { maxPayload: 0 });
+      expect(probe).toMatchObject({ type: FrameType.ACK, flags: 0, ack: 0, payloadLength: 0 });
+
+      const lmr = pz.registerLmr(new Uint8Array(3 * 40 * 1024), MemAccess.LOCAL);
+      for (let i = 0; i < 3; i++) ep.postRecv([{ lmr, offset: i * 40 * 1024, length: 40 * 1024 }], `recv-${i}`);
+      for (let i = 0; i < 3; i++) expect(await next(evd)).toMatchObject({ type: 'dto-completion', cookie: `recv-${i}`, status: DtoStatus.SUCCESS, transferredLength: 40 * 1024 });
+      for (let i = 0; i < 3; i++) expect(lmr.bytes.subarray(i * 40 * 1024, (i + 1) * 40 * 1024).every((b) => b === i + 1)).toBe(true);
+      // Probes stop with the input flowing again; what comes now is the acknowledgement asked for.
+      let ack = decodeHeader(await raw.read(HEADER_SIZE), { maxPayload: 0 });
+      while (!('ack' in ack) || ack.ack === 0) ack = decodeHeader(await raw.read(HEADER_SIZE), { maxPayload: 0 });
+      expect(ack).toMatchObject({ type: FrameType.ACK, flags: FrameFlag.ACK_VALID, ack: 3 });
+      raw.destroy();
     } finally {
       await ia.close();
     }
