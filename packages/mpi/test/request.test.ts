@@ -77,6 +77,36 @@ describe('Request.waitAll', () => {
   });
 });
 
+describe('Request.waitSome and Request.testAll with a failed request', () => {
+  it('waitSome hands out every completed request, then fails with ERR_IN_STATUS naming the first failed one; the others keep their status', async () => {
+    const ok = new RequestCore();
+    const bad = new RequestCore();
+    const pending = new RequestCore();
+    const requests = [new Request(ok), new Request(pending), new Request(bad)];
+    ok.complete(new Status(0, 5, 8));
+    bad.fail(new MpiError(ErrorClass.ERR_TRUNCATE, 'too long'));
+    const error = await Request.waitSome(requests).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(MpiError);
+    expect(error).toMatchObject({ errorClass: ErrorClass.ERR_IN_STATUS, argument: 'requests[2]', message: 'MPI_ERR_IN_STATUS: request 2 failed: MPI_ERR_TRUNCATE: too long' });
+    expect((error as MpiError).cause).toBe(bad.error);
+    expect(requests[0].test()!.count).toBe(8);
+    // Both were handed out: the next call sees only the pending one.
+    pending.complete(new Status(1, 6, 16));
+    await expect(Request.waitSome(requests)).resolves.toMatchObject({ indices: [1] });
+    await expect(Request.waitSome(requests)).resolves.toEqual({ indices: [], statuses: [] });
+  });
+
+  it('testAll is undefined while one runs, then ERR_IN_STATUS naming the first failed one, as waitAll', () => {
+    const ok = new RequestCore();
+    const bad = new RequestCore();
+    const requests = [new Request(ok), new Request(bad)];
+    bad.fail(new MpiError(ErrorClass.ERR_TAG, 'bad tag'));
+    expect(Request.testAll(requests)).toBeUndefined();
+    ok.complete(Status.EMPTY);
+    expect(() => Request.testAll(requests)).toThrow(expect.objectContaining({ errorClass: ErrorClass.ERR_IN_STATUS, argument: 'requests[1]' }));
+  });
+});
+
 describe('RequestCore.onDone', () => {
   it('calls every listener once, in the order added, on completion or failure, and at once when already done', () => {
     const calls: string[] = [];

@@ -98,8 +98,18 @@ export class Request {
       });
       await first.#declared(allDone);
     }
+    return Request.#statuses(list);
+  }
+
+  /**
+   * The statuses of completed requests in order, or MPI_ERR_IN_STATUS naming the first that failed
+   * (its error the cause): the multiple-completion calls report failures as MPI does, while each
+   * request's own `test()` still gives its status or error.
+   */
+  static #statuses(list: readonly Request[], indices?: readonly number[]): Status[] {
     const statuses: Status[] = [];
-    for (let i = 0; i < list.length; i++) {
+    for (let k = 0; k < (indices?.length ?? list.length); k++) {
+      const i = indices === undefined ? k : indices[k];
       const core = list[i].#core;
       if (core.error !== undefined) {
         throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${i} failed: ${core.error.message}`, { cause: core.error, argument: `requests[${i}]` });
@@ -125,29 +135,32 @@ export class Request {
     return { index, status: await request.wait() };
   }
 
-  /** Wait until at least one active request completes (MPI_Waitsome): every completed active one's index and status; none active: no indices. */
+  /**
+   * Wait until at least one active request completes (MPI_Waitsome): every completed active one's
+   * index and status; none active: no indices. If one of them failed, every one of them is still
+   * handed out (inactive from now on) and the call rejects with ERR_IN_STATUS naming the first
+   * failed one; the others' statuses are their `test()`.
+   */
   static async waitSome(requests: readonly (Request | null)[]): Promise<{ indices: number[]; statuses: Status[] }> {
     const list = requireRequests(requests, true);
     const active = list.filter(Request.#isActive);
     if (active.length === 0) return { indices: [], statuses: [] };
     await whenAnyDone(active);
     const indices: number[] = [];
-    const statuses: Status[] = [];
     for (let i = 0; i < list.length; i++) {
       const r = list[i];
       if (!Request.#isActive(r) || !r.done) continue;
       r.#handedOut = true;
       indices.push(i);
-      statuses.push(await r.wait());
     }
-    return { indices, statuses };
+    return { indices, statuses: Request.#statuses(list as readonly Request[], indices) };
   }
 
-  /** All statuses if every request is complete, else undefined (MPI_Testall). */
+  /** All statuses if every request is complete, else undefined (MPI_Testall); ERR_IN_STATUS as `waitAll` when one failed. */
   static testAll(requests: readonly Request[]): Status[] | undefined {
     const list = requireRequests(requests);
     if (!list.every((r) => r.done)) return undefined;
-    return list.map((r) => r.test()!);
+    return Request.#statuses(list);
   }
 
   /** A completed active request's index and status, or undefined (MPI_Testany; inactive requests as in waitAny); none active: `UNDEFINED` and the empty status. */
