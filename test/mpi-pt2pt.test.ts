@@ -52,7 +52,7 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(await run(2, 'held', { DAPL_MPI_UNEXPECTED_LIMIT: '0' }))).toEqual(ranks(2, () => 'held ok'));
   });
 
-  it('a connection lost under waiting receives: both ends fail with ERR_PROC_FAILED, later operations with the peer fail at once, other pairs go on (3 ranks)', async () => {
+  it('a connection lost under waiting receives: both ends fail with ERR_PROC_FAILED, later operations with the peer fail at once, a bsend that was in flight is reported by bufferDetach, other pairs go on (3 ranks)', async () => {
     expect(passed(await run(3, 'lost-connection'))).toEqual(ranks(3, () => 'lost connection ok'));
   });
 

@@ -17,13 +17,18 @@ export class AttachedBuffer {
   readonly #free: Block[];
   #inFlight = 0;
   #idle: (() => void)[] = [];
+  /** The first buffered send that failed after its caller was told it was done (MPI reports it at detach). */
+  #failure: MpiError | undefined;
 
   constructor(readonly bytes: Uint8Array) {
     this.#free = [{ start: 0, length: bytes.length }];
   }
 
-  /** A region of `size` data bytes (plus the overhead); ERR_BUFFER if it does not fit now. */
-  take(size: number): { region: Uint8Array; release: () => void } {
+  /**
+   * A region of `size` data bytes (plus the overhead); ERR_BUFFER if it does not fit now. `release`
+   * frees it once its send is over, with the send's error if it failed.
+   */
+  take(size: number): { region: Uint8Array; release: (error?: MpiError) => void } {
     const need = size + BSEND_OVERHEAD;
     const i = this.#free.findIndex((b) => b.length >= need);
     if (i < 0) {
@@ -39,7 +44,18 @@ export class AttachedBuffer {
     else this.#free[i] = { start: block.start + need, length: block.length - need };
     this.#inFlight++;
     const start = block.start;
-    return { region: this.bytes.subarray(start + BSEND_OVERHEAD, start + need), release: () => this.#give({ start, length: need }) };
+    return {
+      region: this.bytes.subarray(start + BSEND_OVERHEAD, start + need),
+      release: (error?: MpiError) => {
+        if (error !== undefined) this.#failure ??= error;
+        this.#give({ start, length: need });
+      },
+    };
+  }
+
+  /** The first buffered send from this buffer that failed, if any. */
+  get failure(): MpiError | undefined {
+    return this.#failure;
   }
 
   /** Settles when no buffered send is in flight (MPI_Buffer_detach waits for them). */

@@ -146,7 +146,9 @@ export class Comm {
     if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, region, 0, span.size);
     this.#state.job.runtime.clock.chargeCopy(span.size);
     const request = this.#state.p2p.isend(peer, context, this.rank, tag, byteSpan(region), SendMode.STANDARD);
-    request.onDone(release);
+    // A failure from now on is one the caller cannot see (it was told the send was done): detach reports it.
+    const failedAtOnce = request.error !== undefined;
+    request.onDone(() => release(failedAtOnce ? undefined : request.error));
     // The caller's buffer is free as soon as it is copied: report the send complete now, as MPI does.
     return request.error === undefined ? completed(Status.EMPTY) : new Request(request, undefined, this.#state.job.runtime);
   }

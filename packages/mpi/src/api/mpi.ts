@@ -138,7 +138,11 @@ export class Mpi {
     this.#state.attached = new AttachedBuffer(memory);
   }
 
-  /** Wait for the buffered sends in flight, then hand the buffer back (MPI_Buffer_detach). */
+  /**
+   * Wait for the buffered sends in flight, then hand the buffer back (MPI_Buffer_detach). If one of
+   * them failed after `bsend` had returned, the buffer is detached all the same and this rejects
+   * with that failure's class.
+   */
   async bufferDetach(): Promise<Uint8Array> {
     this.#state.requireActive();
     const attached = this.#state.attached;
@@ -147,6 +151,12 @@ export class Mpi {
     // region of this memory while we wait for those already in flight.
     this.#state.attached = undefined;
     await attached.idle();
+    // A buffered send's caller was told it was done when its data was copied: a transfer that
+    // failed later is reported here, as MPI_Buffer_detach is where the library waits for them.
+    const failure = attached.failure;
+    if (failure !== undefined) {
+      throw new MpiError(failure.errorClass, `a buffered send from the detached buffer failed after bsend had returned: ${failure.message}`, { cause: failure, argument: 'buffer' });
+    }
     return attached.bytes;
   }
 
