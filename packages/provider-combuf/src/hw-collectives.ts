@@ -79,8 +79,10 @@ export class CombufHwCollectives implements HwCollectives {
   private withTimeout(kind: HwCollectiveKind, nodes: readonly number[], done: Promise<void>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (this.fabric.collectives.withdraw(nodes, this.caller.node)) {
-          reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `hardware ${kind} on nodes [${nodes.join(',')}]: not every member arrived within ${this.caller.timeoutMs} ms`, { argument: 'group' }));
+        const missing = this.fabric.collectives.withdraw(nodes, this.caller.node);
+        if (missing !== undefined) {
+          const who = `node${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`;
+          reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `hardware ${kind} on nodes [${nodes.join(',')}]: ${who} did not arrive within ${this.caller.timeoutMs} ms`, { argument: 'group' }));
         }
       }, this.caller.timeoutMs);
       timer.unref();

@@ -80,12 +80,17 @@ export class HwRendezvous {
     return promise;
   }
 
-  /** A member gave up waiting (its timeout): it leaves the round, if the round is still open. */
-  withdraw(nodes: readonly number[], node: number): boolean {
+  /**
+   * A member gave up waiting (its timeout): it leaves the round, if the round is still open. Returns
+   * the members that had not arrived (for its error), or undefined when the round was already over.
+   */
+  withdraw(nodes: readonly number[], node: number): number[] | undefined {
     const meeting = this.meetings.get(nodes.join(','));
-    if (meeting === undefined || !meeting.waiters.delete(node)) return false;
+    if (meeting === undefined || !meeting.waiters.has(node)) return undefined;
+    const missing = nodes.filter((n) => !meeting.waiters.has(n));
+    meeting.waiters.delete(node);
     if (meeting.waiters.size === 0) this.meetings.delete(meeting.key);
-    return true;
+    return missing;
   }
 
   /** Why `arrival` does not fit the round's first call, or undefined when it does. */

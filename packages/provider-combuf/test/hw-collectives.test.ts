@@ -63,6 +63,24 @@ describe('combuf hw-collectives', () => {
     }
   });
 
+  it('driven directly (no kernel run), a barrier whose members do not all come gives up after connectTimeoutMs naming those that did not arrive', async () => {
+    const combuf = createCombufProvider({ parameters: { connectTimeoutMs: 50, crossbarWidth: 2 } });
+    const ias = [await combuf.openIa(), await combuf.openIa(), await combuf.openIa()];
+    try {
+      const hw = ias.map((ia) => ia.extension('hw-collectives')!);
+      // A 2×2 grid: nodes 0 1 / 2 3. Node 3 never comes; node 2 comes only for a second round.
+      const first = await Promise.all([errorOf(hw[0].barrier([0, 1, 2, 3])), errorOf(hw[1].barrier([0, 1, 2, 3]))]);
+      for (const error of first) expect(error).toMatchObject({ status: DatStatus.TIMEOUT_EXPIRED, argument: 'group' });
+      expect(first[0].message).toBe('DAT_TIMEOUT_EXPIRED: hardware barrier on nodes [0,1,2,3]: nodes 2, 3 did not arrive within 50 ms');
+      // The one that timed out first left the round: the other names it too.
+      expect(first[1].message).toContain('nodes 0, 2, 3 did not arrive');
+      const second = await errorOf(hw[2].barrier([0, 1, 2, 3]));
+      expect(second.message).toContain('nodes 0, 1, 3 did not arrive');
+    } finally {
+      for (const ia of ias) await ia.close();
+    }
+  });
+
   it('usable(): a 2×2 set and a full row are rectangles; an L-shaped set, an empty one, duplicates are not', async () => {
     const usable: Record<string, boolean> = {};
     await runRanks(4, GRID_2X2, 8, async ({ rank, hw }) => {
