@@ -16,8 +16,9 @@ export const infoCommand: CliCommand = {
     'opened with those values to show its limits and address, then closed. Last, the configuration of',
     "core's own keys, each with the layer it came from (flag > environment > config file > default).",
     '',
-    'Exit status: 0 ok, 2 usage error, 3 configuration error (bad value, unknown or unloadable',
-    'selected provider), 1 other failure (e.g. the IA could not be opened).',
+    'Exit status: 0 ok, 2 usage error, 3 configuration error (bad value, a setting the selected',
+    'provider does not declare, unknown or unloadable selected provider), 1 other failure (e.g. the IA',
+    'could not be opened).',
   ].join('\n'),
   options: [
     { name: 'provider', type: 'string', valueName: 'KEY', help: 'Select this provider (overrides DAPL_PROVIDER and the config file)' },

@@ -43,7 +43,8 @@ function renderProvider(p: ProviderInfo): string[] {
     '  parameters',
     ...(p.parameters.length === 0 ? ['    (none)'] : renderParameters(p.parameters).map(indent(4))),
   ];
-  for (const u of p.unknownKeys) lines.push(`  warning: ${u.key} (${u.source}) is not a parameter of ${p.name}`);
+  // The selected provider's IA refuses to open with one (a job would stop); another's is only a note.
+  for (const u of p.unknownKeys) lines.push(`  ${p.selected ? 'error' : 'warning'}: ${u.key} (${u.source}) is not a parameter of ${p.name}`);
   if (p.ia !== undefined) lines.push('  interface adapter', ...renderIa(p.ia).map(indent(4)));
   return lines;
 }

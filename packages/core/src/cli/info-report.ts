@@ -114,6 +114,7 @@ export function selectedProviderProblem(report: InfoReport): string | undefined 
   if (!selected.loaded) return `the selected provider "${selected.key}" cannot be loaded`;
   const bad = selected.parameters.filter((p) => p.error !== undefined).map((p) => p.key);
   if (bad.length > 0) return `the selected provider "${selected.key}" has invalid parameters: ${bad.join(', ')}`;
+  if (selected.unknownKeys.length > 0) return `the selected provider "${selected.key}" has no setting ${selected.unknownKeys.map((u) => `${u.key} (${u.source})`).join(', ')}`;
   return undefined;
 }
 

@@ -4,14 +4,24 @@ import type { InterfaceAdapter } from '../dat/ia.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { DaplConfig } from '../config/dapl-config.js';
 import { localProcesses } from '../runtime/local-processes.js';
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
 
 /**
  * Open the provider's IA the way configuration says: its section's effective parameters, the
  * job key from `DAPL_JOB_KEY`, the registry key as the IA name (as `dat_ia_open` takes the
  * dat.conf name), a logger bound to the provider and rank, and how many of the job's processes
- * share this host.
+ * share this host. A setting in the provider's section that it does not declare (a misspelt
+ * `DAPL_TCP_POLLUS`, say) is refused, naming where it came from, as `openIa` refuses an unknown
+ * parameter and MPI an unknown `mpi.*` setting: a typo silently ignored would look like a setting
+ * that does nothing.
  */
-export function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger, jobKey = config.jobKey): Promise<InterfaceAdapter> {
+export async function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger, jobKey = config.jobKey): Promise<InterfaceAdapter> {
+  const unknown = config.unknownKeys(provider.name, provider.parameters);
+  if (unknown.length > 0) {
+    const known = provider.parameters.map((p) => `${provider.name}.${p.name}`).join(', ') || 'none';
+    throw new DatError(DatStatus.INVALID_PARAMETER, `provider ${provider.name} has no setting ${unknown.map((u) => `${u.key} (${u.source})`).join(', ')}; it declares: ${known}`, { argument: unknown[0].key });
+  }
   const { values } = config.resolveSection(provider.name, provider.parameters);
   return provider.openIa(
     {
