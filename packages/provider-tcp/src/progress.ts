@@ -86,6 +86,13 @@ export class DataPath {
   /** The next flush writes an ACK whatever it owes (`probe`). */
   private probeDue = false;
   private closing = false;
+  /**
+   * Our DISCONNECT and half-close are written: nothing more can be. A request of the peer's that
+   * arrives now can never be acknowledged, so its initiator flushes it; it is dropped here too,
+   * unplaced, and the receive it would have taken is flushed at close — never a success at one end
+   * and a failure at the other.
+   */
+  private ended = false;
   private closed = false;
   /** Whether the frame being handled carries ACK_REQUEST (read by its sink at the end). */
   frameRequestsAck = false;
@@ -177,7 +184,7 @@ export class DataPath {
   }
 
   private flush(): void {
-    if (this.blocked || this.closed || this.socket.destroyed) return;
+    if (this.blocked || this.closed || this.ended || this.socket.destroyed) return;
     this.unflushedBytes = 0;
     const w = this.writer;
     w.begin();
@@ -202,6 +209,7 @@ export class DataPath {
     if (this.closing && this.unsent.size === 0 && this.responses.size === 0 && w.open) {
       w.header(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0, 0n, 0n);
       this.closing = false;
+      this.ended = true;
       w.end();
       this.socket.end();
       return;
@@ -272,6 +280,8 @@ export class DataPath {
       const problem = this.acknowledge(h.ack);
       if (problem !== undefined) throw new ProtocolError(problem);
     }
+    // After our half-close only the peer's answers to our requests still count (see `ended`).
+    if (this.ended && h.type !== FrameType.NAK && h.type !== FrameType.READ_RESP) return DISCARD;
     switch (h.type) {
       case FrameType.SEND:
         return this.onSend(h);

@@ -3,7 +3,7 @@
 // keepalive delay the kernel is given.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { DatStatus, DtoStatus, MemAccess, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type ProtectionZone } from '@dapl/core';
+import { createRootLogger, DatStatus, DtoStatus, MemAccess, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type ProtectionZone } from '@dapl/core';
 import { describe, expect, it } from 'vitest';
 import { tcpProvider } from '../src/index.js';
 import { keepAliveDelayMs, resolveTcpParameters } from '../src/params.js';
@@ -83,6 +83,33 @@ describe('tcp: a stream or an IA ending at an awkward moment', () => {
       while (!('ack' in ack) || ack.ack === 0) ack = decodeHeader(await raw.read(HEADER_SIZE), { maxPayload: 0 });
       expect(ack).toMatchObject({ type: FrameType.ACK, flags: FrameFlag.ACK_VALID, ack: 3 });
       raw.destroy();
+    } finally {
+      await ia.close();
+    }
+  });
+
+  it('after its DISCONNECT an endpoint drops what the peer still sends (never acknowledged, so flushed at the peer) and writes nothing more', async () => {
+    const jobKey = randomBytes(32);
+    const logged: string[] = [];
+    const ia = await tcpProvider.openIa({ jobKey, logger: createRootLogger({ level: 'debug', destination: { write: (line: string) => logged.push(line) } }) });
+    try {
+      const { raw, ep, pz, evd } = await rawPeer(ia, jobKey);
+      const lmr = pz.registerLmr(new Uint8Array(1024), MemAccess.LOCAL);
+      ep.postRecv([{ lmr, offset: 0, length: 1024 }], 'posted');
+      const accept = await raw.read(HEADER_SIZE);
+      await raw.read(accept.readUInt32LE(4));
+      ep.disconnect();
+      expect(decodeHeader(await raw.read(HEADER_SIZE), { maxPayload: 0 })).toMatchObject({ type: FrameType.DISCONNECT });
+      // The peer had not seen it yet: a SEND that asks for its acknowledgement.
+      raw.write(encodeFrame({ type: FrameType.SEND, seq: 1, flags: FrameFlag.ACK_REQUEST }, new Uint8Array(10).fill(7)));
+      await new Promise((r) => setTimeout(r, 100));
+      raw.destroy();
+      const events = [await next(evd), await next(evd)];
+      expect(events).toContainEqual(expect.objectContaining({ type: 'dto-completion', cookie: 'posted', status: DtoStatus.FLUSHED }));
+      expect(events).toContainEqual(expect.objectContaining({ type: 'connection-disconnected', reason: 'the connection closed' }));
+      expect(lmr.bytes.every((b) => b === 0)).toBe(true);
+      // Before, the ACK it owed was written after the half-close and failed the socket ('write after end').
+      expect(logged.filter((line) => line.includes('connection failed'))).toEqual([]);
     } finally {
       await ia.close();
     }
