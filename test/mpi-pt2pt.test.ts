@@ -72,7 +72,7 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, lau
     expect(passed(await run(5, 'matching'))).toEqual(ranks(5, () => 'matching ok'));
   });
 
-  it('derived datatypes: vector, indexed, struct, different types with one signature, non-contiguous rendezvous (4 ranks)', async () => {
+  it('derived datatypes: vector, indexed, struct, different types with one signature, non-contiguous rendezvous, a negative lower bound (4 ranks)', async () => {
     expect(passed(await run(4, 'datatypes'))).toEqual(ranks(4, () => 'datatypes ok'));
   });
 

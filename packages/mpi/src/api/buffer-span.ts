@@ -22,22 +22,44 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
   }
   datatype.requireUsable('datatype');
   datatype.requireCommitted('datatype');
-  const bytes = bufferBytes(buf);
+  const view = bufferBytes(buf);
   const program = datatype.program;
-  const count = options.count === undefined ? defaultCount(bytes.length, program) : requireCount(options.count, 'count');
-  requireFits(program, count, bytes, 0, argument);
-  return { bytes, offset: 0, program, count, size: program.size * count };
+  const count = options.count === undefined ? defaultCount(view.length, view.byteOffset, program) : requireCount(options.count, 'count');
+  const before = bytesBefore(program, count);
+  if (before === 0) {
+    requireFits(program, count, view, 0, argument);
+    return { bytes: view, offset: 0, program, count, size: program.size * count };
+  }
+  // A type with a negative lower bound reaches before the buffer's first byte, as MPI's does before
+  // the buffer address: into the rest of the ArrayBuffer the view is part of (never past its end).
+  if (before > view.byteOffset) {
+    throw new MpiError(
+      ErrorClass.ERR_BUFFER,
+      `${count} elements of this type reach ${before} bytes before ${argument}'s first byte, which is byte ${view.byteOffset} of its ArrayBuffer (a negative lower bound reaches into the ArrayBuffer before the view: pass a view that starts later in it)`,
+      { argument },
+    );
+  }
+  const bytes = new Uint8Array(view.buffer, view.byteOffset - before, view.length + before);
+  requireFits(program, count, bytes, before, argument);
+  return { bytes, offset: before, program, count, size: program.size * count };
+}
+
+/** How many bytes before its origin `count` elements of `program` touch (0 when none). */
+function bytesBefore(program: GatherProgram, count: number): number {
+  if (count === 0 || program.size === 0) return 0;
+  return Math.max(0, -(program.minOffset + Math.min(0, (count - 1) * program.extent)));
 }
 
 /**
- * As many elements as fit: every byte they touch inside the buffer. Not `byteLength / extent`: a
+ * As many elements as fit: every byte they touch inside the buffer (or, for a negative lower bound,
+ * before it in its ArrayBuffer). Not `byteLength / extent`: a
  * type's data may start past its origin, or its extent may end in padding the last element does
  * not need (resized), so that formula may ask for one element too many or too few.
  */
-function defaultCount(byteLength: number, program: GatherProgram): number {
+function defaultCount(byteLength: number, byteOffset: number, program: GatherProgram): number {
   const { size, extent, minOffset, maxOffset } = program;
   if (extent <= 0) return 0;
   if (size === 0) return Math.floor(byteLength / extent);
-  if (minOffset < 0 || maxOffset > byteLength) return 0;
+  if (-minOffset > byteOffset || maxOffset > byteLength) return 0;
   return Math.floor((byteLength - maxOffset) / extent) + 1;
 }
