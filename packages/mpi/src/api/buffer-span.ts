@@ -1,5 +1,5 @@
 import type { BufferSpan } from '../adi/transfer.js';
-import { Datatype, bufferBytes, datatypeOf, requireFits, type GatherProgram } from '../datatype/index.js';
+import { Datatype, bufferBytes, datatypeOf, elementRegion, type GatherProgram } from '../datatype/index.js';
 import { requireCount } from './check.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 
@@ -25,29 +25,8 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
   const view = bufferBytes(buf);
   const program = datatype.program;
   const count = options.count === undefined ? defaultCount(view.length, view.byteOffset, program) : requireCount(options.count, 'count');
-  const before = bytesBefore(program, count);
-  if (before === 0) {
-    requireFits(program, count, view, 0, argument);
-    return { bytes: view, offset: 0, program, count, size: program.size * count };
-  }
-  // A type with a negative lower bound reaches before the buffer's first byte, as MPI's does before
-  // the buffer address: into the rest of the ArrayBuffer the view is part of (never past its end).
-  if (before > view.byteOffset) {
-    throw new MpiError(
-      ErrorClass.ERR_BUFFER,
-      `${count} elements of this type reach ${before} bytes before ${argument}'s first byte, which is byte ${view.byteOffset} of its ArrayBuffer (a negative lower bound reaches into the ArrayBuffer before the view: pass a view that starts later in it)`,
-      { argument },
-    );
-  }
-  const bytes = new Uint8Array(view.buffer, view.byteOffset - before, view.length + before);
-  requireFits(program, count, bytes, before, argument);
-  return { bytes, offset: before, program, count, size: program.size * count };
-}
-
-/** How many bytes before its origin `count` elements of `program` touch (0 when none). */
-function bytesBefore(program: GatherProgram, count: number): number {
-  if (count === 0 || program.size === 0) return 0;
-  return Math.max(0, -(program.minOffset + Math.min(0, (count - 1) * program.extent)));
+  const { bytes, offset } = elementRegion(program, count, view, argument);
+  return { bytes, offset, program, count, size: program.size * count };
 }
 
 /**

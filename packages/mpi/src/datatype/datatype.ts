@@ -1,5 +1,5 @@
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
-import { BlockSink, compileProgram, packRange, requireFits, unpackRange, type GatherProgram } from './gather-program.js';
+import { BlockSink, compileProgram, packRange, elementRegion, unpackRange, type GatherProgram } from './gather-program.js';
 import { bufferBytes } from './buffers.js';
 
 /** The basic types a type map is made of (MPI's basic datatypes, in JavaScript's typed-array terms). */
@@ -166,10 +166,10 @@ export class Datatype {
     const out = requireBytes(outbuf, 'outbuf');
     const at = requirePosition(position, out.length);
     const program = this.program;
-    requireFits(program, count, source, 0, 'inbuf');
+    const from = elementRegion(program, count, source, 'inbuf');
     const n = program.size * count;
     if (at + n > out.length) throw new MpiError(ErrorClass.ERR_TRUNCATE, `outbuf has ${out.length - at} bytes after position ${at}; packing needs ${n}`, { argument: 'outbuf' });
-    packRange(program, count, source, 0, 0, out, at, n);
+    packRange(program, count, from.bytes, from.offset, 0, out, at, n);
     return at + n;
   }
 
@@ -181,10 +181,10 @@ export class Datatype {
     const count = requireCount(outcount, 'outcount');
     const target = viewBytes(outbuf, 'outbuf');
     const program = this.program;
-    requireFits(program, count, target, 0, 'outbuf');
+    const into = elementRegion(program, count, target, 'outbuf');
     const n = program.size * count;
     if (at + n > source.length) throw new MpiError(ErrorClass.ERR_TRUNCATE, `inbuf has ${source.length - at} bytes after position ${at}; unpacking needs ${n}`, { argument: 'inbuf' });
-    unpackRange(program, count, target, 0, 0, source, at, n);
+    unpackRange(program, count, into.bytes, into.offset, 0, source, at, n);
     return at + n;
   }
 

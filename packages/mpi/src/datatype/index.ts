@@ -2,4 +2,4 @@
 export { Datatype, type BasicKind } from './datatype.js';
 export { datatypeOf } from './default-type.js';
 export { bufferBytes } from './buffers.js';
-export { packRange, unpackRange, segments, requireFits, type GatherProgram } from './gather-program.js';
+export { packRange, unpackRange, segments, elementRegion, type GatherProgram } from './gather-program.js';
