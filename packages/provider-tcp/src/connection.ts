@@ -17,9 +17,11 @@ import {
   FrameType,
   helloProof,
   newNonce,
+  rejectProof,
   TcpFrameDecoder,
   verifyAcceptProof,
   verifyHelloProof,
+  verifyRejectProof,
   type Hello,
   type TcpFrameHeader,
 } from './wire/index.js';
@@ -136,7 +138,8 @@ export class TcpConnection implements InputTarget {
 
   /** Server: the consumer rejected. */
   reject(privateData: Uint8Array): void {
-    this.socket.end(encodeFrame({ type: FrameType.REJECT }, encodeReject({ privateData })));
+    const proof = rejectProof(this.options.jobKey, this.serverNonce!, this.clientNonce!);
+    this.socket.end(encodeFrame({ type: FrameType.REJECT }, encodeReject({ proof, privateData })));
     this.phase = Phase.Closed;
   }
 
@@ -276,6 +279,9 @@ export class TcpConnection implements InputTarget {
   private onReject(payload: Uint8Array): void {
     const reject = decodeReject(payload);
     if (isFrameError(reject)) throw new ProtocolError(reject.message);
+    if (!verifyRejectProof(this.options.jobKey, this.serverNonce!, this.clientNonce!, reject.proof)) {
+      throw new ProtocolError('the server could not prove it holds the job key (REJECT)');
+    }
     this.phase = Phase.Closed;
     this.events.rejected?.(reject.privateData);
     this.socket.destroy();

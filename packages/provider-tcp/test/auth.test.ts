@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EventDispatcher, type InterfaceAdapter, type PublicServicePoint } from '@dapl/core';
+import { createServer, type AddressInfo } from 'node:net';
+import { type DatEvent, type EventDispatcher, type InterfaceAdapter, type PublicServicePoint } from '@dapl/core';
+import { isFrameError } from '@dapl/core/provider-kit';
 import { tcpProvider } from '../src/index.js';
 import { RawClient } from './raw-client.js';
-import { encodeFrame, encodeHello, FrameType, newNonce } from '../src/wire/index.js';
+import { acceptProof, decodeHello, encodeChallenge, encodeFrame, encodeHello, encodeReject, FrameType, HEADER_SIZE, newNonce, rejectProof } from '../src/wire/index.js';
 
 const jobKey = randomBytes(32);
 
@@ -91,5 +93,66 @@ describe('tcp: connections are authenticated before any connection-request event
     const sep = s.ia.createEp(s.ia.createPz(), { recv: s.evd, request: s.evd, connect: s.evd });
     cr.request.accept(sep);
     expect((await cevd.wait({ timeoutMs: 2000 })).type).toBe('connection-established');
+  });
+
+  describe('the server\'s answer is authenticated too', () => {
+    /** A fake server: CHALLENGE, read the HELLO, answer with REJECT carrying `proof` and private data [7]. */
+    async function fakeServer(proofFor: (serverNonce: Uint8Array, clientNonce: Uint8Array) => Uint8Array): Promise<{ port: number; close: () => void }> {
+      const server = createServer((socket) => {
+        const serverNonce = newNonce();
+        socket.write(encodeFrame({ type: FrameType.CHALLENGE }, encodeChallenge(serverNonce)));
+        let input = Buffer.alloc(0);
+        socket.on('data', (chunk: Buffer) => {
+          input = Buffer.concat([input, chunk]);
+          if (input.length < HEADER_SIZE || input.length < HEADER_SIZE + input.readUInt32LE(4)) return;
+          const hello = decodeHello(input.subarray(HEADER_SIZE, HEADER_SIZE + input.readUInt32LE(4)));
+          if (isFrameError(hello)) throw new Error(hello.message);
+          socket.end(encodeFrame({ type: FrameType.REJECT }, encodeReject({ proof: proofFor(serverNonce, hello.clientNonce), privateData: Uint8Array.of(7) })));
+        });
+        socket.on('error', () => {});
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+    }
+
+    async function connectTo(port: number): Promise<DatEvent> {
+      const client = await tcpProvider.openIa({ jobKey });
+      opened.push(client);
+      const cevd = client.createEvd();
+      const ep = client.createEp(client.createPz(), { recv: cevd, request: cevd, connect: cevd });
+      ep.connect('127.0.0.1', port, { timeoutMs: 2000 });
+      return cevd.wait({ timeoutMs: 3000 });
+    }
+
+    it('a REJECT without the job key\'s proof is not taken for the server\'s: the client sees no rejection and no private data of it', async () => {
+      const fake = await fakeServer(() => new Uint8Array(32));
+      try {
+        const outcome = await connectTo(fake.port);
+        expect(outcome).toMatchObject({ type: 'connection-non-peer-rejected' });
+        expect((outcome as { reason?: string }).reason).toContain('could not prove it holds the job key (REJECT)');
+      } finally {
+        fake.close();
+      }
+    });
+
+    it('a REJECT proved with the job key is a rejection, with its private data', async () => {
+      const fake = await fakeServer((serverNonce, clientNonce) => rejectProof(jobKey, serverNonce, clientNonce));
+      try {
+        const outcome = await connectTo(fake.port);
+        expect(outcome).toMatchObject({ type: 'connection-peer-rejected' });
+        expect([...((outcome as { privateData?: Uint8Array }).privateData ?? [])]).toEqual([7]);
+      } finally {
+        fake.close();
+      }
+    });
+
+    it('an ACCEPT\'s proof does not pass for a REJECT\'s', async () => {
+      const fake = await fakeServer((serverNonce, clientNonce) => acceptProof(jobKey, serverNonce, clientNonce));
+      try {
+        expect(await connectTo(fake.port)).toMatchObject({ type: 'connection-non-peer-rejected' });
+      } finally {
+        fake.close();
+      }
+    });
   });
 });

@@ -56,10 +56,10 @@ describe('control payloads', () => {
   };
 
   it('encode CHALLENGE and HELLO byte-exactly', () => {
-    expect(Buffer.from(encodeChallenge(serverNonce)).toString('hex')).toBe('01' + '11'.repeat(32));
+    expect(Buffer.from(encodeChallenge(serverNonce)).toString('hex')).toBe('02' + '11'.repeat(32));
     const bytes = encodeHello({ ...hello, address: 'ab', privateData: Uint8Array.of(9) });
     expect(Buffer.from(bytes).toString('hex')).toBe(
-      '01' + '22'.repeat(32) + '33'.repeat(32) + '98badcfe' + '0200' + '6162' + '0100' + '09',
+      '02' + '22'.repeat(32) + '33'.repeat(32) + '98badcfe' + '0200' + '6162' + '0100' + '09',
     );
   });
 
@@ -72,8 +72,9 @@ describe('control payloads', () => {
     expect(decodeHello(encodeHello({ ...hello, privateData: undefined }))).toMatchObject({ privateData: new Uint8Array(0) });
     const accept = { proof: fill(32, 0x44), privateData: Uint8Array.of(7, 7) };
     expect(decodeAccept(encodeAccept(accept))).toEqual(accept);
-    expect(decodeReject(encodeReject({ privateData: Uint8Array.of(8) }))).toEqual({ privateData: Uint8Array.of(8) });
-    expect(decodeReject(encodeReject())).toEqual({ privateData: new Uint8Array(0) });
+    const reject = { proof: fill(32, 0x55), privateData: Uint8Array.of(8) };
+    expect(decodeReject(encodeReject(reject))).toEqual(reject);
+    expect(decodeReject(encodeReject({ proof: reject.proof }))).toEqual({ proof: reject.proof, privateData: new Uint8Array(0) });
   });
 
   it('decode values that do not alias the input', () => {
@@ -88,7 +89,7 @@ describe('control payloads', () => {
       encodeChallenge(serverNonce),
       encodeHello(hello),
       encodeAccept({ proof: fill(32, 1), privateData: Uint8Array.of(1, 2) }),
-      encodeReject({ privateData: Uint8Array.of(1, 2) }),
+      encodeReject({ proof: fill(32, 2), privateData: Uint8Array.of(1, 2) }),
     ];
     valid.forEach((bytes, i) => {
       const decode = decoders[i];
@@ -102,8 +103,8 @@ describe('control payloads', () => {
 
   it('reject bad versions, overlong addresses and invalid utf8', () => {
     const challenge = encodeChallenge(serverNonce);
-    challenge[0] = 2;
-    expect(errorOf(decodeChallenge(challenge))).toMatch(/wire version 2 not supported/);
+    challenge[0] = 1;
+    expect(errorOf(decodeChallenge(challenge))).toMatch(/wire version 1 not supported/);
     const helloBytes = encodeHello({ ...hello, address: 'ab', privateData: undefined });
     const addressLengthAt = 1 + 32 + 32 + 4;
     const badVersion = helloBytes.slice();
@@ -116,9 +117,9 @@ describe('control payloads', () => {
     const badUtf8 = helloBytes.slice();
     badUtf8[addressLengthAt + 2] = 0xff;
     expect(errorOf(decodeHello(badUtf8))).toMatch(/not valid utf8/);
-    const hugePrivate = encodeReject();
-    hugePrivate[0] = 0xff;
-    hugePrivate[1] = 0xff;
+    const hugePrivate = encodeReject({ proof: fill(32, 3) });
+    hugePrivate[32] = 0xff;
+    hugePrivate[33] = 0xff;
     expect(errorOf(decodeReject(hugePrivate))).toMatch(/truncated at private data \(needs 65535 bytes/);
   });
 
@@ -145,7 +146,8 @@ describe('control payloads', () => {
     expect(datErrorArgument(() => encodeAccept({ proof: fill(32, 0), privateData: fill(MAX_PRIVATE_DATA_LENGTH + 1, 0) }))).toBe(
       'accept.privateData',
     );
-    expect(datErrorArgument(() => encodeReject({ privateData: 'x' as unknown as Uint8Array }))).toBe('reject.privateData');
+    expect(datErrorArgument(() => encodeReject({ proof: fill(32, 0), privateData: 'x' as unknown as Uint8Array }))).toBe('reject.privateData');
+    expect(datErrorArgument(() => encodeReject({ proof: fill(31, 0) }))).toBe('reject.proof');
   });
 });
 

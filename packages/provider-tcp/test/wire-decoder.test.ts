@@ -63,7 +63,7 @@ function randomFrame(rand: () => number, type: FrameType): StreamFrame {
     case FrameType.ACCEPT:
       return { fields: base, payload: encodeAccept({ proof: randomBytes(rand, 32), privateData: privateData() }) };
     case FrameType.REJECT:
-      return { fields: base, payload: encodeReject({ privateData: privateData() }) };
+      return { fields: base, payload: encodeReject({ proof: randomBytes(rand, 32), privateData: privateData() }) };
     case FrameType.SEND:
     case FrameType.READ_RESP:
       return { fields: base, payload: data() };

@@ -11,6 +11,7 @@ export const PROOF_SIZE = 32;
 
 const HELLO_LABEL = new TextEncoder().encode('dapl-tcp-c');
 const ACCEPT_LABEL = new TextEncoder().encode('dapl-tcp-s');
+const REJECT_LABEL = new TextEncoder().encode('dapl-tcp-r');
 
 /** A fresh random nonce for CHALLENGE (server) or HELLO (client). */
 export function newNonce(): Uint8Array {
@@ -54,6 +55,15 @@ export function acceptProof(jobKey: Uint8Array, serverNonce: Uint8Array, clientN
   return hmac(jobKey, ACCEPT_LABEL, clientNonce, serverNonce);
 }
 
+/**
+ * The server's proof in REJECT: HMAC-SHA256(jobKey, "dapl-tcp-r" ‖ clientNonce ‖ serverNonce), so
+ * only a server of the job can turn a client away, and a REJECT cannot pass for an ACCEPT.
+ */
+export function rejectProof(jobKey: Uint8Array, serverNonce: Uint8Array, clientNonce: Uint8Array): Uint8Array {
+  checkKeyAndNonces(jobKey, serverNonce, clientNonce);
+  return hmac(jobKey, REJECT_LABEL, clientNonce, serverNonce);
+}
+
 /** Checks a peer's HELLO proof in constant time. */
 export function verifyHelloProof(
   jobKey: Uint8Array,
@@ -72,4 +82,14 @@ export function verifyAcceptProof(
   proof: Uint8Array,
 ): boolean {
   return constantTimeEqual(acceptProof(jobKey, serverNonce, clientNonce), proof);
+}
+
+/** Checks a peer's REJECT proof in constant time. */
+export function verifyRejectProof(
+  jobKey: Uint8Array,
+  serverNonce: Uint8Array,
+  clientNonce: Uint8Array,
+  proof: Uint8Array,
+): boolean {
+  return constantTimeEqual(rejectProof(jobKey, serverNonce, clientNonce), proof);
 }

@@ -5,7 +5,7 @@
  *   HELLO      u8 version | 32 client nonce | 32 proof | u32 connQual | u16 addressLen | address utf8
  *              | u16 privateDataLen | privateData
  *   ACCEPT     32 proof | u16 privateDataLen | privateData
- *   REJECT     u16 privateDataLen | privateData
+ *   REJECT     32 proof | u16 privateDataLen | privateData   (version 2: version 1's REJECT had no proof)
  *
  * Encoders allocate (set-up only) and throw `DatError` on bad arguments; decoders take untrusted
  * bytes and return a value or a `FrameError`.
@@ -16,7 +16,7 @@ import { NONCE_SIZE, PROOF_SIZE } from './auth.js';
 import { ByteReader } from './byte-reader.js';
 import { CONTROL_PAYLOAD_LIMIT } from './header.js';
 
-export const WIRE_VERSION = 1;
+export const WIRE_VERSION = 2;
 
 /** The longest IA address (utf8 bytes) a HELLO carries. */
 export const MAX_ADDRESS_LENGTH = 255;
@@ -49,6 +49,8 @@ export interface Accept {
 }
 
 export interface Reject {
+  /** `rejectProof(jobKey, serverNonce, clientNonce)`: only a server of the job can turn a client away. */
+  readonly proof: Uint8Array;
   readonly privateData: Uint8Array;
 }
 
@@ -176,18 +178,19 @@ export function decodeHello(bytes: Uint8Array): Hello | FrameError {
   return { version, clientNonce, proof, connQual, address, privateData };
 }
 
-export function encodeAccept(accept: Omit<Accept, 'privateData'> & { privateData?: Uint8Array }): Uint8Array {
-  checkBytes(accept.proof, 'accept.proof', PROOF_SIZE);
-  const privateData = checkPrivateData(accept.privateData, 'accept.privateData');
+/** ACCEPT and REJECT alike: the server's proof, then its private data. */
+function encodeAnswer(answer: { proof: Uint8Array; privateData?: Uint8Array }, name: 'accept' | 'reject'): Uint8Array {
+  checkBytes(answer.proof, `${name}.proof`, PROOF_SIZE);
+  const privateData = checkPrivateData(answer.privateData, `${name}.privateData`);
   const w = new PayloadWriter(PROOF_SIZE + 2 + privateData.byteLength);
-  w.raw(accept.proof);
+  w.raw(answer.proof);
   w.u16(privateData.byteLength);
   w.raw(privateData);
   return w.bytes;
 }
 
-export function decodeAccept(bytes: Uint8Array): Accept | FrameError {
-  const r = new ByteReader(bytes, 'ACCEPT');
+function decodeAnswer(bytes: Uint8Array, frame: 'ACCEPT' | 'REJECT'): { proof: Uint8Array; privateData: Uint8Array } | FrameError {
+  const r = new ByteReader(bytes, frame);
   const proof = r.bytes(PROOF_SIZE, 'proof');
   const privateDataLength = r.u16('private data length');
   const privateData = r.bytes(privateDataLength, 'private data');
@@ -195,18 +198,18 @@ export function decodeAccept(bytes: Uint8Array): Accept | FrameError {
   return r.error ?? { proof, privateData };
 }
 
-export function encodeReject(reject: { privateData?: Uint8Array } = {}): Uint8Array {
-  const privateData = checkPrivateData(reject.privateData, 'reject.privateData');
-  const w = new PayloadWriter(2 + privateData.byteLength);
-  w.u16(privateData.byteLength);
-  w.raw(privateData);
-  return w.bytes;
+export function encodeAccept(accept: Omit<Accept, 'privateData'> & { privateData?: Uint8Array }): Uint8Array {
+  return encodeAnswer(accept, 'accept');
+}
+
+export function decodeAccept(bytes: Uint8Array): Accept | FrameError {
+  return decodeAnswer(bytes, 'ACCEPT');
+}
+
+export function encodeReject(reject: Omit<Reject, 'privateData'> & { privateData?: Uint8Array }): Uint8Array {
+  return encodeAnswer(reject, 'reject');
 }
 
 export function decodeReject(bytes: Uint8Array): Reject | FrameError {
-  const r = new ByteReader(bytes, 'REJECT');
-  const privateDataLength = r.u16('private data length');
-  const privateData = r.bytes(privateDataLength, 'private data');
-  r.finish();
-  return r.error ?? { privateData };
+  return decodeAnswer(bytes, 'REJECT');
 }

@@ -45,7 +45,9 @@ export {
   newNonce,
   helloProof,
   acceptProof,
+  rejectProof,
   verifyHelloProof,
   verifyAcceptProof,
+  verifyRejectProof,
 } from './auth.js';
 export { TcpFrameDecoder, tcpFrameFormat, type TcpFrameFormatOptions } from './tcp-frame-decoder.js';
