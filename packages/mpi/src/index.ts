@@ -15,7 +15,7 @@
  * await mpi.finalize();
  * ```
  */
-export { ErrorClass, MpiError, isMpiError, type MpiErrorOptions } from './api/errors.js';
+export { ErrorClass, MpiError, isMpiError, type InStatusEntry, type MpiErrorOptions } from './api/errors.js';
 export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB } from './api/constants.js';
 export { Mpi, type MpiInitOptions } from './api/mpi.js';
 export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';

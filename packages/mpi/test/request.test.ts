@@ -78,19 +78,25 @@ describe('Request.waitAll', () => {
 });
 
 describe('Request.waitSome and Request.testAll with a failed request', () => {
-  it('waitSome hands out every completed request, then fails with ERR_IN_STATUS naming the first failed one; the others keep their status', async () => {
-    const ok = new RequestCore();
+  it('waitSome hands out every completed request, then fails with ERR_IN_STATUS naming the first failed one, each one\'s status or error in inStatus', async () => {
     const bad = new RequestCore();
     const pending = new RequestCore();
-    const requests = [new Request(ok), new Request(pending), new Request(bad)];
-    ok.complete(new Status(0, 5, 8));
+    const ok = new RequestCore();
+    const worse = new RequestCore();
+    const requests = [new Request(bad), new Request(pending), new Request(ok), new Request(worse)];
     bad.fail(new MpiError(ErrorClass.ERR_TRUNCATE, 'too long'));
+    ok.complete(new Status(0, 5, 8));
+    worse.fail(new MpiError(ErrorClass.ERR_PROC_FAILED, 'gone'));
     const error = await Request.waitSome(requests).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(MpiError);
-    expect(error).toMatchObject({ errorClass: ErrorClass.ERR_IN_STATUS, argument: 'requests[2]', message: 'MPI_ERR_IN_STATUS: request 2 failed: MPI_ERR_TRUNCATE: too long' });
+    expect(error).toMatchObject({ errorClass: ErrorClass.ERR_IN_STATUS, argument: 'requests[0]', message: 'MPI_ERR_IN_STATUS: request 0 failed (and 1 more; see inStatus): MPI_ERR_TRUNCATE: too long' });
     expect((error as MpiError).cause).toBe(bad.error);
-    expect(requests[0].test()!.count).toBe(8);
-    // Both were handed out: the next call sees only the pending one.
+    expect((error as MpiError).inStatus).toEqual([
+      { index: 0, error: bad.error },
+      { index: 2, status: ok.status },
+      { index: 3, error: worse.error },
+    ]);
+    // All three were handed out, the one after the failure too: the next call sees only the pending one.
     pending.complete(new Status(1, 6, 16));
     await expect(Request.waitSome(requests)).resolves.toMatchObject({ indices: [1] });
     await expect(Request.waitSome(requests)).resolves.toEqual({ indices: [], statuses: [] });

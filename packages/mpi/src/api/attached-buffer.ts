@@ -17,8 +17,9 @@ export class AttachedBuffer {
   readonly #free: Block[];
   #inFlight = 0;
   #idle: (() => void)[] = [];
-  /** The first buffered send that failed after its caller was told it was done (MPI reports it at detach). */
+  /** The first buffered send that failed after its caller was told it was done, and how many did. */
   #failure: MpiError | undefined;
+  #failures = 0;
 
   constructor(readonly bytes: Uint8Array) {
     this.#free = [{ start: 0, length: bytes.length }];
@@ -47,15 +48,18 @@ export class AttachedBuffer {
     return {
       region: this.bytes.subarray(start + BSEND_OVERHEAD, start + need),
       release: (error?: MpiError) => {
-        if (error !== undefined) this.#failure ??= error;
+        if (error !== undefined) {
+          this.#failure ??= error;
+          this.#failures++;
+        }
         this.#give({ start, length: need });
       },
     };
   }
 
-  /** The first buffered send from this buffer that failed, if any. */
-  get failure(): MpiError | undefined {
-    return this.#failure;
+  /** The first buffered send from this buffer that failed, if any, and how many failed. */
+  get failures(): { readonly first: MpiError | undefined; readonly count: number } {
+    return { first: this.#failure, count: this.#failures };
   }
 
   /** Settles when no buffered send is in flight (MPI_Buffer_detach waits for them). */

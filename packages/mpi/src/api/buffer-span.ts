@@ -30,8 +30,8 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
 }
 
 /**
- * As many elements as fit: every byte they touch inside the buffer (or, for a negative lower bound,
- * before it in its ArrayBuffer). Not `byteLength / extent`: a
+ * As many elements as fit: every byte they touch inside the buffer (or, for data before the origin,
+ * before it in its ArrayBuffer; none when there is no room there). Not `byteLength / extent`: a
  * type's data may start past its origin, or its extent may end in padding the last element does
  * not need (resized), so that formula may ask for one element too many or too few.
  */

@@ -150,7 +150,7 @@ export class Comm {
     const failedAtOnce = request.error !== undefined;
     request.onDone(() => release(failedAtOnce ? undefined : request.error));
     // The caller's buffer is free as soon as it is copied: report the send complete now, as MPI does.
-    return request.error === undefined ? completed(Status.EMPTY) : new Request(request, undefined, this.#state.job.runtime);
+    return failedAtOnce ? new Request(request, undefined, this.#state.job.runtime) : completed(Status.EMPTY);
   }
 
   // ---- receives -----------------------------------------------------------------------------

@@ -36,6 +36,18 @@ export interface MpiErrorOptions {
   readonly cause?: unknown;
   /** The status of the failed operation where it says more (ERR_TRUNCATE: the message's real size). */
   readonly status?: StatusLike;
+  /** ERR_IN_STATUS: every request the call reported on. */
+  readonly inStatus?: readonly InStatusEntry[];
+}
+
+/**
+ * One request a multiple-completion call (waitAll, waitSome, testAll) reported on when one of them
+ * failed: its index in the call's list, and its status or its error (MPI's per-status MPI_ERROR).
+ */
+export interface InStatusEntry {
+  readonly index: number;
+  readonly status?: StatusLike;
+  readonly error?: MpiError;
 }
 
 /** What an error carries of a receive's status (see `Status`). */
@@ -54,12 +66,15 @@ export class MpiError extends Error {
   readonly errorClass: ErrorClass;
   readonly argument: string | undefined;
   readonly status: StatusLike | undefined;
+  /** ERR_IN_STATUS: each request reported on, with its status or error (see `InStatusEntry`). */
+  readonly inStatus: readonly InStatusEntry[] | undefined;
 
   constructor(errorClass: ErrorClass, message: string, options: MpiErrorOptions = {}) {
     super(`${errorClass}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.errorClass = errorClass;
     this.argument = options.argument;
     this.status = options.status;
+    this.inStatus = options.inStatus;
   }
 }
 

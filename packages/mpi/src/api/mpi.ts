@@ -1,4 +1,4 @@
-import { isDatError, jobConfig, parseParameterValue, rankContext, runtimeFromEnvironment, startJob, type DaplConfig, type DaplJob, type RankContext } from '@dapl/core';
+import { describeUnknownKeys, isDatError, jobConfig, parseParameterValue, rankContext, runtimeFromEnvironment, startJob, type DaplConfig, type DaplJob, type RankContext } from '@dapl/core';
 import { createMpiModule } from '../mpi-module.js';
 import { MpiDevice, PointToPoint } from '../tokens.js';
 import { AttachedBuffer } from './attached-buffer.js';
@@ -141,7 +141,7 @@ export class Mpi {
   /**
    * Wait for the buffered sends in flight, then hand the buffer back (MPI_Buffer_detach). If one of
    * them failed after `bsend` had returned, the buffer is detached all the same and this rejects
-   * with that failure's class.
+   * with that failure's class. (`finalize` does not report such failures: detach first to see them.)
    */
   async bufferDetach(): Promise<Uint8Array> {
     this.#state.requireActive();
@@ -152,10 +152,12 @@ export class Mpi {
     this.#state.attached = undefined;
     await attached.idle();
     // A buffered send's caller was told it was done when its data was copied: a transfer that
-    // failed later is reported here, as MPI_Buffer_detach is where the library waits for them.
-    const failure = attached.failure;
-    if (failure !== undefined) {
-      throw new MpiError(failure.errorClass, `a buffered send from the detached buffer failed after bsend had returned: ${failure.message}`, { cause: failure, argument: 'buffer' });
+    // failed later is reported here, where the library waits for them (MPICH does the same).
+    const { first, count } = attached.failures;
+    if (first !== undefined) {
+      const detail = first.message.startsWith(`${first.errorClass}: `) ? first.message.slice(first.errorClass.length + 2) : first.message;
+      const which = count === 1 ? 'a buffered send' : `${count} buffered sends`;
+      throw new MpiError(first.errorClass, `${which} from the detached buffer failed after bsend had returned (the buffer is detached all the same); the first: ${detail}`, { cause: first });
     }
     return attached.bytes;
   }
@@ -191,7 +193,7 @@ function resolveParameters(config: DaplConfig, overrides: Partial<MpiParameters>
   const unknown = config.unknownKeys('mpi', MPI_PARAMETERS);
   if (unknown.length > 0) {
     const known = MPI_PARAMETERS.map((p) => `mpi.${p.name}`).join(', ');
-    throw new MpiError(ErrorClass.ERR_ARG, `unknown MPI setting ${unknown.map((u) => `${u.key} (${u.source})`).join(', ')}; known: ${known}`, { argument: unknown[0].key });
+    throw new MpiError(ErrorClass.ERR_ARG, `unknown MPI setting ${describeUnknownKeys(unknown)}; known: ${known}`, { argument: unknown[0].key });
   }
   let values: Record<string, unknown>;
   try {

@@ -1,7 +1,7 @@
 import type { RequestCore } from '../adi/request-core.js';
 import { RecvRequest, SendRequest } from '../adi/requests.js';
 import { ANY_SOURCE, ANY_TAG, UNDEFINED } from './constants.js';
-import { ErrorClass, MpiError, describeValue } from './errors.js';
+import { ErrorClass, MpiError, describeValue, type InStatusEntry } from './errors.js';
 import { Status } from './status.js';
 
 /** Cancels a posted receive; supplied by the communicator's engine. */
@@ -102,21 +102,38 @@ export class Request {
   }
 
   /**
-   * The statuses of completed requests in order, or MPI_ERR_IN_STATUS naming the first that failed
-   * (its error the cause): the multiple-completion calls report failures as MPI does, while each
-   * request's own `test()` still gives its status or error.
+   * The statuses of completed requests in order (those of `indices`, else all), or MPI_ERR_IN_STATUS
+   * naming the first that failed (its error the cause), with every one's status or error in
+   * `inStatus`: the multiple-completion calls report failures as MPI does, and nothing they hand
+   * out is lost with the rejection.
    */
   static #statuses(list: readonly Request[], indices?: readonly number[]): Status[] {
     const statuses: Status[] = [];
-    for (let k = 0; k < (indices?.length ?? list.length); k++) {
-      const i = indices === undefined ? k : indices[k];
-      const core = list[i].#core;
+    let failed = -1;
+    const n = indices?.length ?? list.length;
+    for (let k = 0; k < n; k++) {
+      const core = list[indices === undefined ? k : indices[k]].#core;
       if (core.error !== undefined) {
-        throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${i} failed: ${core.error.message}`, { cause: core.error, argument: `requests[${i}]` });
+        failed = indices === undefined ? k : indices[k];
+        break;
       }
       statuses.push(core.status!);
     }
-    return statuses;
+    if (failed < 0) return statuses;
+    const inStatus: InStatusEntry[] = [];
+    for (let k = 0; k < n; k++) {
+      const index = indices === undefined ? k : indices[k];
+      const core = list[index].#core;
+      inStatus.push(core.error === undefined ? { index, status: core.status } : { index, error: core.error });
+    }
+    const error = list[failed].#core.error!;
+    const more = inStatus.filter((e) => e.error !== undefined).length - 1;
+    return Request.#throwInStatus(failed, error, more, inStatus);
+  }
+
+  static #throwInStatus(index: number, error: MpiError, more: number, inStatus: InStatusEntry[]): never {
+    const others = more === 0 ? '' : ` (and ${more} more; see inStatus)`;
+    throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${index} failed${others}: ${error.message}`, { cause: error, argument: `requests[${index}]`, inStatus });
   }
 
   /**
@@ -139,7 +156,7 @@ export class Request {
    * Wait until at least one active request completes (MPI_Waitsome): every completed active one's
    * index and status; none active: no indices. If one of them failed, every one of them is still
    * handed out (inactive from now on) and the call rejects with ERR_IN_STATUS naming the first
-   * failed one; the others' statuses are their `test()`.
+   * failed one, its `inStatus` listing each one's index with its status or error.
    */
   static async waitSome(requests: readonly (Request | null)[]): Promise<{ indices: number[]; statuses: Status[] }> {
     const list = requireRequests(requests, true);

@@ -131,37 +131,26 @@ export function segments(p: GatherProgram, count: number, baseOffset: number, ma
   return sink;
 }
 
-/**
- * Where `count` elements of `p` lie for a buffer `view`: the bytes they may touch and the origin's
- * offset in them. The origin is the view's first byte; a negative lower bound reaches before it, as
- * MPI's does before the buffer address, into the rest of the view's ArrayBuffer (never past the
- * view's end). ERR_BUFFER, naming `argument`, when they do not fit.
- */
-export function elementRegion(p: GatherProgram, count: number, view: Uint8Array, argument: string): { bytes: Uint8Array; offset: number } {
-  const before = count === 0 || p.size === 0 ? 0 : Math.max(0, -(p.minOffset + Math.min(0, (count - 1) * p.extent)));
-  if (before === 0) {
-    requireFits(p, count, view, 0, argument);
-    return { bytes: view, offset: 0 };
-  }
-  if (before > view.byteOffset) {
-    throw new MpiError(
-      ErrorClass.ERR_BUFFER,
-      `${count} elements of this type reach ${before} bytes before ${argument}'s first byte, which is byte ${view.byteOffset} of its ArrayBuffer (a negative lower bound reaches into the ArrayBuffer before the view: pass a view that starts later in it)`,
-      { argument },
-    );
-  }
-  const bytes = new Uint8Array(view.buffer, view.byteOffset - before, view.length + before);
-  requireFits(p, count, bytes, before, argument);
-  return { bytes, offset: before };
+/** The bytes `count` elements of `p` touch, from their origin: [first, end); [0, 0) when none. */
+export function reach(p: GatherProgram, count: number): { first: number; end: number } {
+  if (count === 0 || p.size === 0) return { first: 0, end: 0 };
+  const spread = (count - 1) * p.extent;
+  return { first: p.minOffset + Math.min(0, spread), end: p.maxOffset + Math.max(0, spread) };
 }
 
-/** Throws ERR_BUFFER unless every byte `count` elements at `base[baseOffset]` touch is inside `base`. */
-export function requireFits(p: GatherProgram, count: number, base: Uint8Array, baseOffset: number, argument: string): void {
-  if (count === 0 || p.size === 0) return;
-  const spread = (count - 1) * p.extent;
-  const first = baseOffset + p.minOffset + Math.min(0, spread);
-  const end = baseOffset + p.maxOffset + Math.max(0, spread);
-  if (first < 0 || end > base.length) {
-    throw new MpiError(ErrorClass.ERR_BUFFER, `${argument} holds ${base.length} bytes, but ${count} elements of this type touch bytes [${first}, ${end})`, { argument });
+/**
+ * Where `count` elements of `p` lie for a buffer `view`: the bytes they may touch and the origin's
+ * offset in them. The origin is the view's first byte. Data before the origin (a negative true
+ * lower bound, or a negative extent) is reached as MPI reaches it before the buffer address: in the
+ * rest of the view's ArrayBuffer. Past the view's end is never reached: the view bounds what the
+ * call may touch there. ERR_BUFFER, naming `argument`, when they do not fit.
+ */
+export function elementRegion(p: GatherProgram, count: number, view: Uint8Array, argument: string): { bytes: Uint8Array; offset: number } {
+  const { first, end } = reach(p, count);
+  if (first < -view.byteOffset || end > view.length) {
+    const room = first < 0 ? ` (and ${view.byteOffset} before it in its ArrayBuffer)` : '';
+    throw new MpiError(ErrorClass.ERR_BUFFER, `${argument} holds ${view.length} bytes${room}, but ${count} elements of this type touch bytes [${first}, ${end}) from its first byte`, { argument });
   }
+  if (first >= 0) return { bytes: view, offset: 0 };
+  return { bytes: new Uint8Array(view.buffer, view.byteOffset + first, view.length - first), offset: -first };
 }
