@@ -18,10 +18,13 @@ export function daplRun(args: readonly string[], env: Record<string, string | un
   return nodeRun([dapl, 'run', ...args], env, killAfterMs);
 }
 
+const SCRUBBED = ['DAPL_MPI_', 'DAPL_TCP_', 'DAPL_IB_', 'DAPL_LAPI_', 'DAPL_COMBUF_', 'DAPL_PROVIDER', 'PMI_'];
+
 /** Run `node <args>` (a script that may launch a job itself) in the same clean environment. */
 export function nodeRun(args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 20_000): Promise<Ran> {
   const clean: Record<string, string | undefined> = { ...process.env, DAPL_JOB_KEY: undefined, DAPL_SIM_REPORT: undefined };
-  for (const key of Object.keys(clean)) if (key.startsWith('DAPL_MPI_') || key.startsWith('PMI_')) clean[key] = undefined;
+  // Settings from the developer's shell would change every job (and a misspelt one stops it).
+  for (const key of Object.keys(clean)) if (SCRUBBED.some((prefix) => key.startsWith(prefix))) clean[key] = undefined;
   return new Promise((resolve) => {
     execFile(process.execPath, args, { cwd: root, timeout: killAfterMs, maxBuffer: 16 << 20, env: { ...clean, ...env } }, (error, stdout, stderr) => {
       const failed = error as (Error & { code?: unknown; killed?: boolean }) | null;

@@ -162,6 +162,14 @@ describe('dapl configuration errors', () => {
     expect(text.stdout).toContain('error: fixture.prot (file');
   });
 
+  it("a setting another provider's section does not declare is only a warning: this job does not use it (exit 0)", async () => {
+    const dir = await project({ provider: 'fx', providers: FIXTURE_PROVIDERS, fixture: { port: 7000 }, tcp: { pollus: 1 } });
+    const r = await run(['info'], {}, dir);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`warning: tcp.pollus (file ${join(dir, 'dapl.config.json')}) is not a parameter of tcp`);
+    expect(r.stdout).not.toContain('error:');
+  });
+
   it('an invalid parameter of the selected provider exits 3 and is shown with its source', async () => {
     const dir = await project({ provider: 'fx', providers: FIXTURE_PROVIDERS, fixture: { mode: 'reckless' } });
     const r = await run(['info'], {}, dir);

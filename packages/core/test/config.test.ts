@@ -174,6 +174,15 @@ describe('DaplConfig', () => {
     ]);
   });
 
+  it("does not take a setting's own variable for an unknown one when its name does not read back (rdmaMTU from ..._RDMA_MTU), nor core's variables for a section's", () => {
+    const rdmaMTU: ParameterSpec = { name: 'rdmaMTU', type: 'integer', default: 4096, help: 'an acronym in the name' };
+    const config = new DaplConfig({ env: { DAPL_X_RDMA_MTU: '2048', DAPL_JOB_KEY: '00112233445566778899aabbccddeeff', DAPL_SIM_REPORT: '1', DAPL_X_RDMA_MTUU: '1' } });
+    expect(config.get('x', rdmaMTU)).toBe(2048);
+    expect(config.unknownKeys('x', [rdmaMTU])).toEqual([{ key: 'x.rdmaMtuu', source: 'env DAPL_X_RDMA_MTUU' }]);
+    expect(config.unknownKeys('job', [])).toEqual([]);
+    expect(config.unknownKeys('sim', [])).toEqual([]);
+  });
+
   it('decodes DAPL_JOB_KEY from hex and base64url, and refuses a short or garbled one', () => {
     const hex = '00112233445566778899aabbccddeeff';
     expect(Buffer.from(new DaplConfig({ env: { DAPL_JOB_KEY: hex } }).jobKey!).toString('hex')).toBe(hex);

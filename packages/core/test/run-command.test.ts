@@ -94,6 +94,15 @@ describe('dapl run: bad input', () => {
     }
   });
 
+  it('a setting the provider does not declare is a one-line configuration error (3) before any rank starts, in-process too', async () => {
+    for (const argv of [[], ['--in-process']]) {
+      const r = await run(['run', '-n', '2', ...argv, hello], { DAPL_TCP_POLLUS: '50' });
+      expect(r.code).toBe(RunExitCode.CONFIGURATION);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^dapl run: configuration error: .*provider tcp has no setting tcp\.pollus \(env DAPL_TCP_POLLUS\); it declares: tcp\.interface, [^\n]*tcp\.pollUs\n$/);
+    }
+  });
+
   it('a --config file that does not exist is a configuration error (3)', async () => {
     const r = await run(['run', '-n', '2', '--config', 'nowhere.json', hello]);
     expect(r.code).toBe(RunExitCode.CONFIGURATION);

@@ -32,6 +32,8 @@ interface Meeting {
   readonly kind: HwCollectiveKind;
   readonly first: HwArrival;
   readonly waiters: Map<number, Waiter>;
+  /** Members that came and gave up waiting (their timeout): they did arrive. */
+  readonly withdrawn: Set<number>;
   /** Set when the round went wrong: every member (also those still to come) gets it. */
   failure?: DatError;
 }
@@ -61,7 +63,7 @@ export class HwRendezvous {
     const key = nodes.join(',');
     let meeting = this.meetings.get(key);
     if (meeting === undefined) {
-      meeting = { key, nodes, kind, first: arrival, waiters: new Map() };
+      meeting = { key, nodes, kind, first: arrival, waiters: new Map(), withdrawn: new Set() };
       this.meetings.set(key, meeting);
     }
     if (meeting.waiters.has(arrival.node)) {
@@ -82,13 +84,15 @@ export class HwRendezvous {
 
   /**
    * A member gave up waiting (its timeout): it leaves the round, if the round is still open. Returns
-   * the members that had not arrived (for its error), or undefined when the round was already over.
+   * the members that never arrived (for its error; not those that came and gave up before it), or
+   * undefined when the round was already over.
    */
   withdraw(nodes: readonly number[], node: number): number[] | undefined {
     const meeting = this.meetings.get(nodes.join(','));
     if (meeting === undefined || !meeting.waiters.has(node)) return undefined;
-    const missing = nodes.filter((n) => !meeting.waiters.has(n));
+    const missing = nodes.filter((n) => !meeting.waiters.has(n) && !meeting.withdrawn.has(n));
     meeting.waiters.delete(node);
+    meeting.withdrawn.add(node);
     if (meeting.waiters.size === 0) this.meetings.delete(meeting.key);
     return missing;
   }

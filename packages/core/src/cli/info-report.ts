@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DatProvider, ParameterSpec } from '../dat/provider.js';
 import type { IaLimits, InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
-import type { DaplConfig, UnknownKey } from '../config/dapl-config.js';
+import { describeUnknownKeys, type DaplConfig, type UnknownKey } from '../config/dapl-config.js';
 import { CORE_PARAMETERS } from '../config/core-parameters.js';
 import { environmentName, parameterKey } from '../config/parameter-keys.js';
 import { describeAllowed } from '../config/parameter-value.js';
@@ -114,7 +114,7 @@ export function selectedProviderProblem(report: InfoReport): string | undefined 
   if (!selected.loaded) return `the selected provider "${selected.key}" cannot be loaded`;
   const bad = selected.parameters.filter((p) => p.error !== undefined).map((p) => p.key);
   if (bad.length > 0) return `the selected provider "${selected.key}" has invalid parameters: ${bad.join(', ')}`;
-  if (selected.unknownKeys.length > 0) return `the selected provider "${selected.key}" has no setting ${selected.unknownKeys.map((u) => `${u.key} (${u.source})`).join(', ')}`;
+  if (selected.unknownKeys.length > 0) return `the selected provider "${selected.key}" has no setting ${describeUnknownKeys(selected.unknownKeys)}`;
   return undefined;
 }
 

@@ -108,8 +108,11 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       const config = await DaplConfig.load({ env: io.env, cwd: io.cwd, flags, configFile: request.configFile });
       const registry = await createProviderRegistry(config);
       registry.lookup(config.providerKey); // an unknown key is a configuration error (3) before anything starts
+      const provider = await registry.load(config.providerKey);
+      // So is a setting the provider does not declare: every rank would stop on it.
+      config.requireKnownKeys(provider.name, provider.parameters, `provider ${provider.name}`);
       // A provider of simulated hardware needs every rank in one process.
-      const inProcess = parsed.values['in-process'] === true || (await registry.load(config.providerKey)).capabilities.inProcess;
+      const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;
       if (!(await isFile(request.program))) {
         io.stderr.write(`dapl run: program file not found: ${request.program}\n`);
         return RunExitCode.PROGRAM_NOT_FOUND;

@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ParameterSpec } from '../dat/provider.js';
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
 import { parseParameterValue, type ParameterValue } from './parameter-value.js';
 import { environmentName, environmentPrefix, fromScreamingSnake, parameterKey } from './parameter-keys.js';
 import { readConfigFile, type ConfigFileContents, type ConfiguredProvider } from './config-file.js';
@@ -10,6 +12,7 @@ import {
   DAT_OVERRIDE_ENV,
   DEFAULT_CONFIG_FILE_NAME,
   JOB_KEY_ENV,
+  CORE_VARIABLES,
   LOG_LEVEL_PARAMETER,
   PROVIDER_PARAMETER,
   type LogLevel,
@@ -135,6 +138,19 @@ export class DaplConfig {
     return { values, sources };
   }
 
+  /**
+   * DatError INVALID_PARAMETER naming the first key set for `section` that none of `specs` declares
+   * (all of them, with their sources, and the declared ones in the message); `owner` says whose
+   * section it is ("provider tcp"). A misspelt setting silently ignored would look like one that
+   * does nothing.
+   */
+  requireKnownKeys(section: string, specs: readonly ParameterSpec[], owner: string): void {
+    const unknown = this.unknownKeys(section, specs);
+    if (unknown.length === 0) return;
+    const known = specs.map((s) => parameterKey(section, s.name)).join(', ') || 'none';
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${owner} has no setting ${describeUnknownKeys(unknown)}; it declares: ${known}`, { argument: unknown[0].key });
+  }
+
   /** Keys set for `section` (in the file, the environment or flags) that none of `specs` declares. */
   unknownKeys(section: string, specs: readonly ParameterSpec[]): UnknownKey[] {
     const declared = new Set(specs.map((s) => s.name));
@@ -142,11 +158,13 @@ export class DaplConfig {
     for (const name of Object.keys(this.#file?.sections.get(section) ?? {})) {
       if (!declared.has(name)) unknown.push({ key: parameterKey(section, name), source: `file ${this.#file!.path}` });
     }
+    // Matched by the variable each setting is read from: a name does not always survive the trip
+    // back from SCREAMING_SNAKE (`rdmaMTU` is read from ..._RDMA_MTU, which reads back as `rdmaMtu`).
     const prefix = environmentPrefix(section);
+    const variables = new Set(specs.map((s) => environmentName(section, s.name)));
     for (const [variable, value] of Object.entries(this.env)) {
-      if (!variable.startsWith(prefix) || value === undefined || value === '') continue;
-      const name = fromScreamingSnake(variable.slice(prefix.length));
-      if (!declared.has(name)) unknown.push({ key: parameterKey(section, name), source: `env ${variable}` });
+      if (!variable.startsWith(prefix) || value === undefined || value === '' || variables.has(variable) || CORE_VARIABLES.has(variable)) continue;
+      unknown.push({ key: parameterKey(section, fromScreamingSnake(variable.slice(prefix.length))), source: `env ${variable}` });
     }
     for (const flag of Object.keys(this.#flags)) {
       if (flag.startsWith(`${section}.`) && !declared.has(flag.slice(section.length + 1))) {
@@ -183,4 +201,9 @@ async function loadConfigFile(env: Environment, cwd: string, fromFlag: string | 
 function stringFlag(flags: Readonly<Record<string, unknown>>, key: string): string | undefined {
   const value = flags[key];
   return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** Unknown keys as messages list them: `tcp.pollus (env DAPL_TCP_POLLUS), tcp.x (file …)`. */
+export function describeUnknownKeys(unknown: readonly UnknownKey[]): string {
+  return unknown.map((u) => `${u.key} (${u.source})`).join(', ');
 }

@@ -4,8 +4,6 @@ import type { InterfaceAdapter } from '../dat/ia.js';
 import type { Runtime } from '../runtime/runtime.js';
 import type { DaplConfig } from '../config/dapl-config.js';
 import { localProcesses } from '../runtime/local-processes.js';
-import { DatError } from '../dat/errors.js';
-import { DatStatus } from '../dat/status.js';
 
 /**
  * Open the provider's IA the way configuration says: its section's effective parameters, the
@@ -17,11 +15,7 @@ import { DatStatus } from '../dat/status.js';
  * that does nothing.
  */
 export async function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger, jobKey = config.jobKey): Promise<InterfaceAdapter> {
-  const unknown = config.unknownKeys(provider.name, provider.parameters);
-  if (unknown.length > 0) {
-    const known = provider.parameters.map((p) => `${provider.name}.${p.name}`).join(', ') || 'none';
-    throw new DatError(DatStatus.INVALID_PARAMETER, `provider ${provider.name} has no setting ${unknown.map((u) => `${u.key} (${u.source})`).join(', ')}; it declares: ${known}`, { argument: unknown[0].key });
-  }
+  config.requireKnownKeys(provider.name, provider.parameters, `provider ${provider.name}`);
   const { values } = config.resolveSection(provider.name, provider.parameters);
   return provider.openIa(
     {

@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { TextSink } from '../../cli/cli-types.js';
 import { DaplConfig, type Environment } from '../../config/dapl-config.js';
+import { SIM_REPORT_ENV } from '../../config/core-parameters.js';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { ProviderRegistry } from '../../registry/provider-registry.js';
@@ -61,7 +62,7 @@ export interface RunInProcessOptions {
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** `DAPL_SIM_REPORT=1`: after a simulated job, one line on stderr with its virtual end time and events/s. */
-export const SIM_REPORT_VARIABLE = 'DAPL_SIM_REPORT';
+export const SIM_REPORT_VARIABLE = SIM_REPORT_ENV;
 
 /**
  * `dapl run --in-process`: N ranks of `program` in this process, with the exit code `dapl run`

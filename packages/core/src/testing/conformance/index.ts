@@ -1,4 +1,5 @@
 import { afterEach, describe } from 'vitest';
+import { CONFORMANCE_STRICT_ENV } from '../../config/core-parameters.js';
 import { DTO_CASES } from './bad-argument-dto-cases.js';
 import { OBJECT_CASES } from './bad-argument-cases.js';
 import { registerBadArgumentTests } from './bad-arguments.js';
@@ -27,7 +28,7 @@ export type { ConformanceFixture } from './fixture.js';
  * are registered and fail with "missing capability: …" instead.
  */
 export function describeProviderConformance(fixture: ConformanceFixture): void {
-  const h = new Harness(resolveFixture(fixture), process.env.DAPL_CONFORMANCE_STRICT === '1');
+  const h = new Harness(resolveFixture(fixture), process.env[CONFORMANCE_STRICT_ENV] === '1');
   describe(`DAT conformance: ${fixture.name}`, () => {
     afterEach(() => h.closeAll(), h.testTimeoutMs);
     describe('unit', () => {
