@@ -231,6 +231,7 @@ export class TcpConnection implements InputTarget {
       case Phase.Open: {
         if (h.type === FrameType.DISCONNECT) {
           this.gracefulClose = true;
+          this.data?.answerDisconnect();
           this.data?.stop();
           this.socket.end();
           return { write() {}, end() {} };

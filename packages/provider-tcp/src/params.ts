@@ -9,7 +9,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'copyThreshold', type: 'integer', default: 4096, min: 0, max: 65_536, help: 'payloads up to this size are copied into the coalescing output buffer; larger ones are written from the caller\'s memory' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
   { name: 'writeBufferBytes', type: 'integer', default: 256 * 1024, min: 16 * 1024, max: 64 * 1024 * 1024, help: 'bytes a connection may have queued in its socket before the provider stops producing frames until drain (the socket high-water mark)' },
-  { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables; rounded up to whole seconds, the kernel\'s unit), so a vanished host turns into connection-broken; a connection whose input is paused (a SEND with no receive posted) also writes a probe every keepAliveMs, at most every second, so a peer that leaves meanwhile is seen' },
+  { name: 'keepAliveMs', type: 'integer', default: 5_000, min: 0, max: 3_600_000, help: 'TCP keepalive idle time (0 disables; rounded up to whole seconds, the kernel\'s unit), so a vanished host turns into connection-broken; a connection whose input is paused (a SEND with no receive posted) also writes a probe every keepAliveMs (every second if that is longer, 100 ms at the least; 0: never), so a peer process that ends meanwhile is seen' },
   {
     name: 'busyPoll',
     type: 'enum',
@@ -61,9 +61,12 @@ export function keepAliveDelayMs(params: TcpParameters): number {
   return Math.ceil(params.keepAliveMs / 1000) * 1000;
 }
 
-/** How often a connection with paused input probes its peer (ms; 0: never): `keepAliveMs`, at most 1 s. */
+/**
+ * How often a connection with paused input probes its peer (ms; 0: never): every `keepAliveMs`, or
+ * every second if that is longer, but not more often than every 100 ms.
+ */
 export function probeIntervalMs(params: TcpParameters): number {
-  return Math.min(params.keepAliveMs, 1000);
+  return params.keepAliveMs === 0 ? 0 : Math.max(100, Math.min(params.keepAliveMs, 1000));
 }
 
 /** The keepalive options of every socket the provider makes (connected and accepted alike). */

@@ -87,12 +87,11 @@ export class DataPath {
   private probeDue = false;
   private closing = false;
   /**
-   * Our DISCONNECT and half-close are written: nothing more can be. A request of the peer's that
-   * arrives now can never be acknowledged, so its initiator flushes it; it is dropped here too,
-   * unplaced, and the receive it would have taken is flushed at close — never a success at one end
-   * and a failure at the other.
+   * Our DISCONNECT and half-close are written (`ended`): nothing more can be. A request of the
+   * peer's that arrives now can never be acknowledged, so its initiator flushes it; it is dropped
+   * here too, unplaced, and the receive it would have taken is flushed at close.
    */
-  private ended = false;
+  private halfClosed = false;
   private closed = false;
   /** Whether the frame being handled carries ACK_REQUEST (read by its sink at the end). */
   frameRequestsAck = false;
@@ -183,35 +182,36 @@ export class DataPath {
     setImmediate(this.flushTask);
   }
 
+  /** Our DISCONNECT and half-close are written: nothing more goes out, the peer's new requests are dropped. */
+  get ended(): boolean {
+    return this.halfClosed;
+  }
+
   private flush(): void {
-    if (this.blocked || this.closed || this.ended || this.socket.destroyed) return;
+    // writableEnded: the peer half-closed without DISCONNECT and the connection ended our side.
+    if (this.blocked || this.closed || this.halfClosed || this.socket.destroyed || this.socket.writableEnded) return;
     this.unflushedBytes = 0;
     const w = this.writer;
     w.begin();
-    for (let r = this.responses.shift(); r !== undefined; r = this.responses.shift()) {
-      w.header(r.type, 0, r.status, r.bytes?.length ?? 0, r.seq, 0, 0, 0n, 0n);
-      if (r.bytes !== undefined) w.payload(r.bytes, 0, r.bytes.length);
-      if (!w.open) break;
-    }
+    this.writeResponses(w);
     if (this.responses.size === 0 && this.stall === 'responses') this.unstall();
     while (w.open && this.responses.size === 0) {
       const req = this.unsent.shift();
       if (req === undefined) break;
       this.writeRequest(w, req);
     }
-    if (((this.ackOwed && this.ackRequested) || this.probeDue) && w.open && this.responses.size === 0) {
-      // A probe's ACK carries no acknowledgement until one of the peer's requests was carried out.
-      w.header(FrameType.ACK, this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
-      this.ackOwed = false;
-      this.ackRequested = false;
-      this.probeDue = false;
-    }
+    // Before our DISCONNECT every request of the peer's carried out here is acknowledged, asked or
+    // not: after it nothing can be, and the peer would flush what we kept.
+    if (((this.ackOwed && (this.ackRequested || this.closing)) || this.probeDue) && w.open && this.responses.size === 0) this.writeAck(w);
     if (this.closing && this.unsent.size === 0 && this.responses.size === 0 && w.open) {
       w.header(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0, 0n, 0n);
       this.closing = false;
-      this.ended = true;
+      this.halfClosed = true;
       w.end();
       this.socket.end();
+      // A stalled frame would keep the input paused, and the peer's DISCONNECT unread, until the
+      // close timer: let it go on, to be dropped.
+      if (this.stall !== undefined) setImmediate(() => this.unstall());
       return;
     }
     if (!w.end()) {
@@ -226,6 +226,37 @@ export class DataPath {
       this.inKernelSeq = this.lastSentSeq;
       queueMicrotask(this.completeLocal);
     }
+  }
+
+  private writeResponses(w: FrameWriter): void {
+    for (let r = this.responses.shift(); r !== undefined; r = this.responses.shift()) {
+      w.header(r.type, 0, r.status, r.bytes?.length ?? 0, r.seq, 0, 0, 0n, 0n);
+      if (r.bytes !== undefined) w.payload(r.bytes, 0, r.bytes.length);
+      if (!w.open) break;
+    }
+  }
+
+  /** A lone ACK; it acknowledges nothing until one of the peer's requests was carried out (a probe's may not). */
+  private writeAck(w: FrameWriter): void {
+    w.header(FrameType.ACK, this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
+    this.ackOwed = false;
+    this.ackRequested = false;
+    this.probeDue = false;
+  }
+
+  /**
+   * The peer sent DISCONNECT: before our half-close, what it is owed goes — the responses to its
+   * reads and NAKs, and the acknowledgement of every request of its carried out here (it completes
+   * them with it) — but nothing new of ours. Written past the high-water mark if need be: `end()`
+   * sends what Node holds before the FIN.
+   */
+  answerDisconnect(): void {
+    if (this.closed || this.halfClosed || this.socket.destroyed || this.socket.writableEnded) return;
+    const w = this.writer;
+    w.begin();
+    this.writeResponses(w);
+    if (this.ackOwed && this.responses.size === 0) this.writeAck(w);
+    w.end();
   }
 
   /** Complete the oldest requests while they asked for local completion and have left in full. */
@@ -281,7 +312,7 @@ export class DataPath {
       if (problem !== undefined) throw new ProtocolError(problem);
     }
     // After our half-close only the peer's answers to our requests still count (see `ended`).
-    if (this.ended && h.type !== FrameType.NAK && h.type !== FrameType.READ_RESP) return DISCARD;
+    if (this.halfClosed && h.type !== FrameType.NAK && h.type !== FrameType.READ_RESP) return DISCARD;
     switch (h.type) {
       case FrameType.SEND:
         return this.onSend(h);
@@ -463,6 +494,9 @@ class RecvSink implements FrameSink {
     const recv = this.recv!;
     this.recv = undefined;
     const { path, seq } = this;
+    // Our half-close went out while its payload came: it cannot be acknowledged, so it fails here
+    // as at the peer (the oldest receive taken, so post order holds).
+    if (path.ended) return path.host.completeRecv(recv, DtoStatus.FLUSHED, 0);
     if (this.fits) {
       path.host.completeRecv(recv, DtoStatus.SUCCESS, this.length);
       path.processed(seq);
@@ -505,6 +539,8 @@ class WriteSink implements FrameSink {
 
   end(): void {
     this.bytes = EMPTY;
+    // Placed, but after our half-close: never acknowledged, so the peer flushes it; no doorbell here.
+    if (this.path.ended) return;
     this.path.processed(this.seq);
     if (this.withImmediate) this.path.host.raiseImmediate(this.immediate, this.length);
     this.path.owe(this.requested);

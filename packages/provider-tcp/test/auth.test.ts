@@ -130,6 +130,7 @@ describe('tcp: connections are authenticated before any connection-request event
         const outcome = await connectTo(fake.port);
         expect(outcome).toMatchObject({ type: 'connection-non-peer-rejected' });
         expect((outcome as { reason?: string }).reason).toContain('could not prove it holds the job key (REJECT)');
+        expect((outcome as { privateData?: Uint8Array }).privateData).toBeUndefined();
       } finally {
         fake.close();
       }

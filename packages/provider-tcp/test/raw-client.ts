@@ -9,6 +9,7 @@ import {
   newNonce,
 } from '../src/wire/index.js';
 import { isFrameError } from '@dapl/core/provider-kit';
+import type { Endpoint, EventDispatcher, InterfaceAdapter, ProtectionZone } from '@dapl/core';
 
 /** A raw socket to a tcp PSP, for tests that speak (or break) the wire protocol by hand. */
 export class RawClient {
@@ -65,4 +66,28 @@ export class RawClient {
   destroy(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * A raw client connected to a new endpoint of `ia` (whose job key is `jobKey`), which `before` may
+ * post receives on before it accepts; the server's ACCEPT is read, so the next bytes are frames of
+ * the data path.
+ */
+export async function rawPeer(ia: InterfaceAdapter, jobKey: Uint8Array, before: (ep: Endpoint, pz: ProtectionZone) => void = () => {}): Promise<{ raw: RawClient; ep: Endpoint; pz: ProtectionZone; evd: EventDispatcher }> {
+  const listenEvd = ia.createEvd();
+  const psp = await ia.createPspAny(listenEvd);
+  const evd = ia.createEvd();
+  const pz = ia.createPz();
+  const ep = ia.createEp(pz, { recv: evd, request: evd, connect: evd });
+  before(ep, pz);
+  const raw = await RawClient.open(ia.address, psp.connQual);
+  await raw.handshake(jobKey, psp.connQual);
+  const request = await listenEvd.wait({ timeoutMs: 5_000 });
+  if (request.type !== 'connection-request') throw new Error(`expected a connection request, got ${request.type}`);
+  request.request.accept(ep);
+  const established = await evd.wait({ timeoutMs: 5_000 });
+  if (established.type !== 'connection-established') throw new Error(`expected connection-established, got ${established.type}`);
+  const accept = await raw.read(HEADER_SIZE);
+  await raw.read(accept.readUInt32LE(4));
+  return { raw, ep, pz, evd };
 }

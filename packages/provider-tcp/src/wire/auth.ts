@@ -1,6 +1,7 @@
 /**
  * Connection authentication with the job's secret: each side proves knowledge of the key over
- * both nonces, with a different label per direction so one proof cannot be replayed as the other.
+ * both nonces, with a different label per message (HELLO, ACCEPT, REJECT) so one proof cannot be
+ * replayed as another.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { DatError, DatStatus } from '@dapl/core';

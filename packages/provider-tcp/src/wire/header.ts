@@ -167,9 +167,10 @@ function u32(bytes: Uint8Array, at: number): number {
 }
 
 function u64(bytes: Uint8Array, at: number): bigint {
-  let any = 0;
-  for (let i = 0; i < 8; i++) any |= u64Bytes[i] = bytes[at + i];
-  return any === 0 ? 0n : u64View.getBigUint64(0, true);
+  // Most frames carry no RMR fields.
+  if (u32(bytes, at) === 0 && u32(bytes, at + 4) === 0) return 0n;
+  for (let i = 0; i < 8; i++) u64Bytes[i] = bytes[at + i];
+  return u64View.getBigUint64(0, true);
 }
 
 /** A header object for `decodeHeaderInto` to fill. */
