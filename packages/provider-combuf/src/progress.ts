@@ -83,8 +83,14 @@ function arrives(f: Flight): void {
   const req = f.req;
   const dst = f.dst;
   if (req.op === 'send') {
-    const recv = dst.takeRecv();
-    if (recv === undefined) return f.path.park(f);
+    const recv = dst.takeRecvBy(now);
+    if (recv === undefined) {
+      f.path.park(f);
+      // Posted on a clock that ran ahead of this arrival: the notice goes once it is.
+      const later = dst.oldestRecvPostedAt;
+      if (later !== undefined) f.path.peerPostedRecv(later);
+      return;
+    }
     if (recv.length < req.length) {
       fabric.kernel.schedule(now, targetDone, { f, recv, recvStatus: DtoStatus.LOCAL_LENGTH });
       return reply(f, { status: DtoStatus.REMOTE_RESPONDER, reason: DatStatus.LENGTH_ERROR });

@@ -120,8 +120,14 @@ function arrives(f: Flight): void {
   const req = f.req;
   const dst = f.dst;
   if (req.op === 'send') {
-    const recv = dst.takeRecv();
-    if (recv === undefined) return f.path.onRnr(f, now);
+    const recv = dst.takeRecvBy(now);
+    if (recv === undefined) {
+      f.path.onRnr(f, now);
+      // Posted on a clock that ran ahead of this arrival: the retry after it finds it.
+      const later = dst.oldestRecvPostedAt;
+      if (later !== undefined) f.path.peerPostedRecv(later);
+      return;
+    }
     if (recv.length < req.length) {
       fabric.kernel.schedule(now + fabric.params.pciWriteLatencyNs, targetDone, { f, recv, recvStatus: DtoStatus.LOCAL_LENGTH });
       return nak(f, { status: DtoStatus.REMOTE_RESPONDER, reason: DatStatus.LENGTH_ERROR });

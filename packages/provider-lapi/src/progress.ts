@@ -84,8 +84,14 @@ function arrives(f: Flight): void {
   const dst = f.dst;
   if (req.op === 'send') {
     // The header handler picks the posted receive as the buffer to assemble into.
-    const recv = dst.takeRecv();
-    if (recv === undefined) return f.path.refused(f, now + fabric.params.headerHandlerNs);
+    const recv = dst.takeRecvBy(now);
+    if (recv === undefined) {
+      f.path.refused(f, now + fabric.params.headerHandlerNs);
+      // Posted on a clock that ran ahead of this arrival: the retransmission after it finds it.
+      const later = dst.oldestRecvPostedAt;
+      if (later !== undefined) f.path.peerPostedRecv(later);
+      return;
+    }
     if (recv.length < req.length) {
       fabric.kernel.schedule(now + fabric.params.headerHandlerNs, targetDone, { f, recv, recvStatus: DtoStatus.LOCAL_LENGTH });
       return nak(f, now + fabric.params.headerHandlerNs, { status: DtoStatus.REMOTE_RESPONDER, reason: DatStatus.LENGTH_ERROR });

@@ -2,6 +2,7 @@ import { DtoStatus, type DatStatus } from '../../dat/status.js';
 import { EpState } from '../../dat/endpoint.js';
 import { BoundPsp } from '../bound-psp.js';
 import { EndpointBase, type DtoRequest, type PostedRecv } from '../endpoint-base.js';
+import { Fifo } from '../../util/fifo.js';
 import type { SimFabric } from './sim-fabric.js';
 import type { SimIa } from './sim-ia.js';
 import { SimConnectionRequest } from './sim-psp.js';
@@ -33,6 +34,12 @@ export abstract class SimEndpoint extends EndpointBase {
   private pendingConnect = false;
   /** Receives a send's flight has taken and not yet completed, oldest first (a Set keeps insertion order). */
   private readonly filling = new Set<PostedRecv>();
+  /**
+   * When each posted receive was posted, on its poster's clock (oldest first, beside `recvs`). That
+   * clock runs ahead of the kernel's while its rank works, so a receive may be posted "later" than a
+   * send that arrives after it in the run: `takeRecvBy` does not give it to that send.
+   */
+  private readonly recvPostedAt = new Fifo<number>(64);
   protected abstract readonly path: SimDataPath;
 
   get fabric(): SimFabric {
@@ -85,6 +92,7 @@ export abstract class SimEndpoint extends EndpointBase {
   }
 
   protected override onRecvPosted(): void {
+    this.recvPostedAt.push(this.ia.clock.nowNs);
     if (this.peer !== undefined && this.state === EpState.CONNECTED) this.peer.path.peerPostedRecv(this.ia.clock.nowNs);
   }
 
@@ -104,8 +112,25 @@ export abstract class SimEndpoint extends EndpointBase {
 
   override takeRecv(): PostedRecv | undefined {
     const recv = super.takeRecv();
-    if (recv !== undefined) this.filling.add(recv);
+    if (recv !== undefined) {
+      this.recvPostedAt.shift();
+      this.filling.add(recv);
+    }
     return recv;
+  }
+
+  /**
+   * The oldest posted receive for a send arriving at `atNs`, if it was posted by then; else
+   * undefined, and the send finds no receive (`oldestRecvPostedAt` says when one will be there).
+   */
+  takeRecvBy(atNs: number): PostedRecv | undefined {
+    const postedAt = this.recvPostedAt.peek();
+    return postedAt === undefined || postedAt > atNs ? undefined : this.takeRecv();
+  }
+
+  /** When the oldest posted receive was posted (its poster's clock), if there is one. */
+  get oldestRecvPostedAt(): number | undefined {
+    return this.recvPostedAt.peek();
   }
 
   completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
@@ -118,6 +143,7 @@ export abstract class SimEndpoint extends EndpointBase {
    * completion was dropped with the connection, so they flush here, first (they are the oldest).
    */
   protected override flush(): void {
+    this.recvPostedAt.drain();
     const taken = [...this.filling];
     this.filling.clear();
     for (const recv of taken) this.completeRecv(recv, DtoStatus.FLUSHED, 0);
