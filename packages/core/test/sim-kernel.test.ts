@@ -373,6 +373,24 @@ describe('SimKernel deadlocks', () => {
     expect(deadlock.message.indexOf('rank 1: recv() on its inbox; evd.wait() on its receive EVD')).toBeGreaterThan(deadlock.message.indexOf('rank 0:'));
   }, 1000);
 
+  it('a wait described by a function is written when the report is made, not when it was declared', async () => {
+    const kernel = new SimKernel();
+    let arrived = 0;
+    const error = await rejection(
+      kernel.run([
+        async () => {
+          arrived++;
+          await kernel.blockedOn(0, () => `a meeting of 3, ${arrived} arrived`, new Promise<void>(() => {}));
+        },
+        async () => {
+          await kernel.sleep(1, 100);
+          arrived++;
+        },
+      ]),
+    );
+    expect((error as SimDeadlockError).blocked).toEqual([{ rank: 0, waitingFor: 'a meeting of 3, 2 arrived' }]);
+  }, 1000);
+
   it('a rank that finished while another waits: names only the waiting one, at the time it happened', async () => {
     const kernel = new SimKernel();
     const error = await rejection(

@@ -71,7 +71,14 @@ export class CombufHwCollectives implements HwCollectives {
   private wait(kind: HwCollectiveKind, nodes: readonly number[], broadcast: BroadcastArgs | undefined): Promise<void> {
     const c = this.caller;
     const done = this.fabric.collectives.arrive(kind, nodes, { node: c.node, clock: c.clock, broadcast });
-    if (c.rank !== undefined) return this.fabric.kernel.blockedOn(c.rank, `hw-collectives ${kind} on nodes [${nodes.join(',')}] at ${c.address}`, done);
+    if (c.rank !== undefined) {
+      // Written when a deadlock report is made: by then it knows who never came.
+      const what = (): string => {
+        const absent = this.fabric.collectives.absent(nodes);
+        return `hw-collectives ${kind} on nodes [${nodes.join(',')}] at ${c.address}${absent.length === 0 ? '' : `, without ${whom(absent)}`}`;
+      };
+      return this.fabric.kernel.blockedOn(c.rank, what, done);
+    }
     return this.withTimeout(kind, nodes, done);
   }
 
@@ -81,8 +88,7 @@ export class CombufHwCollectives implements HwCollectives {
       const timer = setTimeout(() => {
         const missing = this.fabric.collectives.withdraw(nodes, this.caller.node);
         if (missing !== undefined) {
-          const who = `node${missing.length === 1 ? '' : 's'} ${missing.join(', ')}`;
-          reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `hardware ${kind} on nodes [${nodes.join(',')}]: ${who} did not arrive within ${this.caller.timeoutMs} ms`, { argument: 'group' }));
+          reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `hardware ${kind} on nodes [${nodes.join(',')}]: ${whom(missing)} did not arrive within ${this.caller.timeoutMs} ms`, { argument: 'group' }));
         }
       }, this.caller.timeoutMs);
       timer.unref();
@@ -98,4 +104,9 @@ export class CombufHwCollectives implements HwCollectives {
       );
     });
   }
+}
+
+/** `node 3`, `nodes 2, 3`. */
+function whom(nodes: readonly number[]): string {
+  return `node${nodes.length === 1 ? '' : 's'} ${nodes.join(', ')}`;
 }

@@ -82,6 +82,12 @@ export class HwRendezvous {
     return promise;
   }
 
+  /** The members of the open round on `nodes` that have not come (none when no round is open). */
+  absent(nodes: readonly number[]): number[] {
+    const meeting = this.meetings.get(nodes.join(','));
+    return meeting === undefined ? [] : nodes.filter((n) => !meeting.waiters.has(n) && !meeting.withdrawn.has(n));
+  }
+
   /**
    * A member gave up waiting (its timeout): it leaves the round, if the round is still open. Returns
    * the members that never arrived (for its error; not those that came and gave up before it), or

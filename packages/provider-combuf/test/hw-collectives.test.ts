@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DatError, DatStatus, MemAccess, SimKernel, type HwCollectives, type Lmr, type Runtime, type SimClock } from '@dapl/core';
+import { DatError, DatStatus, isSimDeadlockError, MemAccess, SimKernel, type HwCollectives, type Lmr, type Runtime, type SimClock, type SimDeadlockError } from '@dapl/core';
 import { createCombufProvider, nicOverheadNs } from '../src/index.js';
 import { resolveCombufParameters } from '../src/params.js';
 
@@ -80,6 +80,24 @@ describe('combuf hw-collectives', () => {
     } finally {
       for (const ia of ias) await ia.close();
     }
+  });
+
+  it('under a kernel run, a member that never comes is named in the deadlock report of those waiting for it', async () => {
+    const kernel = new SimKernel();
+    const provider = createCombufProvider({ kernel, parameters: GRID_2X2 });
+    const main = (rank: number) => async (): Promise<void> => {
+      const ia = await provider.openIa({}, { rank, size: 4, clock: kernel.clock(rank) } as unknown as Runtime);
+      try {
+        if (rank !== 3) await ia.extension('hw-collectives')!.barrier([0, 1, 2, 3]);
+      } finally {
+        await ia.close();
+      }
+    };
+    const error = await kernel.run([0, 1, 2, 3].map(main)).then(() => undefined, (e: unknown) => e);
+    expect(isSimDeadlockError(error)).toBe(true);
+    const blocked = (error as SimDeadlockError).blocked;
+    expect(blocked.map((b) => b.rank)).toEqual([0, 1, 2]);
+    for (const b of blocked) expect(b.waitingFor).toMatch(/^hw-collectives barrier on nodes \[0,1,2,3\] at .*, without node 3$/);
   });
 
   it('usable(): a 2×2 set and a full row are rectangles; an L-shaped set, an empty one, duplicates are not', async () => {

@@ -6,6 +6,7 @@
 export { EventHeap } from './event-heap.js';
 export { SimClock, type VirtualTimeSource } from './sim-clock.js';
 export { SimKernel, type SimKernelOptions, type SimRankMain } from './sim-kernel.js';
+export type { WaitDescription } from './sim-rank-table.js';
 export { SimDeadlockError, isSimDeadlockError } from './sim-deadlock-error.js';
 export type { SimAbort, SimBlockedRank, SimOutcome, SimRankFailure, SimRunOptions, SimRunResult, SimStats } from './sim-run.js';
 export { NetworkModel, type NetworkParameters, type Transfer } from './network-model.js';

@@ -7,7 +7,7 @@ import { EventHeap } from './event-heap.js';
 import { driverHopStarted, foreignImmediates, queueDriverHop } from './settle-probe.js';
 import { SimClock, type VirtualTimeSource } from './sim-clock.js';
 import { SimDeadlockError } from './sim-deadlock-error.js';
-import { SimRankTable, settleWait } from './sim-rank-table.js';
+import { SimRankTable, settleWait, type WaitDescription } from './sim-rank-table.js';
 import type { SimAbort, SimBlockedRank, SimOutcome, SimRunOptions, SimRunResult, SimStats } from './sim-run.js';
 import { requireFiniteAtLeast, requirePositive } from './time-arguments.js';
 
@@ -170,12 +170,13 @@ export class SimKernel implements VirtualTimeSource {
 
   /**
    * Declare that `rank` waits for `promise` (`what` as a deadlock report shows it, e.g.
-   * `evd.wait() on its receive EVD`, `fence()`); returns a promise settling as `promise` does.
-   * A held rank that declares a wait is released: it has reached the kernel.
+   * `evd.wait() on its receive EVD`, `fence()`, or a function writing it when the report is made);
+   * returns a promise settling as `promise` does. A held rank that declares a wait is released: it
+   * has reached the kernel.
    */
-  blockedOn<T>(rank: number, what: string, promise: PromiseLike<T>): Promise<T> {
+  blockedOn<T>(rank: number, what: WaitDescription, promise: PromiseLike<T>): Promise<T> {
     this.checkRank(rank);
-    requireDescription(what, 'what');
+    if (typeof what !== 'function') requireDescription(what, 'what');
     if (typeof promise?.then !== 'function') {
       throw new DatError(DatStatus.INVALID_PARAMETER, `promise must be a promise, got ${describe(promise)}`, { argument: 'promise' });
     }

@@ -13,7 +13,7 @@ export class SimRankTable {
   private states = new Uint8Array(0);
   private endNs: number[] = [];
   /** Per rank: declared waits not yet settled, in the order they were made. */
-  private readonly waits: string[][] = [];
+  private readonly waits: WaitDescription[][] = [];
   private readonly holds: (string | undefined)[] = [];
   private readonly failed: SimRankFailure[] = [];
   private count = 0;
@@ -42,7 +42,7 @@ export class SimRankTable {
   }
 
   /** Records a declared wait; returns the rank's list, from which `settleWait` removes it. */
-  declareWait(rank: number, what: string): string[] {
+  declareWait(rank: number, what: WaitDescription): WaitDescription[] {
     const waits = (this.waits[rank] ??= []);
     waits.push(what);
     return waits;
@@ -87,7 +87,7 @@ export class SimRankTable {
       if (this.states[rank] !== RUNNING) continue;
       const waits = this.waits[rank] ?? [];
       const held = this.holds[rank];
-      const waitingFor = held !== undefined ? `held: ${held}` : waits.length > 0 ? waits.join('; ') : 'a wait it did not declare (no blockedOn)';
+      const waitingFor = held !== undefined ? `held: ${held}` : waits.length > 0 ? waits.map(describeWait).join('; ') : 'a wait it did not declare (no blockedOn)';
       blocked.push({ rank, waitingFor });
     }
     return blocked;
@@ -100,7 +100,7 @@ export class SimRankTable {
 }
 
 /** Drops one declaration of `what` from a rank's list (the latest, usually the only one) without allocating. */
-export function settleWait(waits: string[], what: string): void {
+export function settleWait(waits: WaitDescription[], what: WaitDescription): void {
   const last = waits.length - 1;
   if (last >= 0 && waits[last] === what) {
     waits.pop();
@@ -110,4 +110,14 @@ export function settleWait(waits: string[], what: string): void {
   if (i < 0) return;
   for (let k = i; k < last; k++) waits[k] = waits[k + 1];
   waits.pop();
+}
+
+/**
+ * What a rank waits for, as a deadlock report shows it: a text, or a function that writes it when
+ * the report is made (a wait whose story changes meanwhile: which members a collective still lacks).
+ */
+export type WaitDescription = string | (() => string);
+
+function describeWait(what: WaitDescription): string {
+  return typeof what === 'string' ? what : what();
 }
