@@ -50,3 +50,31 @@ describe('simulated providers: a receive is not there before its posting time', 
     });
   }
 });
+
+describe('ib: a receive posted ahead of the arrival counts against the retry budget from the RNR', () => {
+  // The send finds no receive at about 22 µs; with 2 retries of 20 µs it has until about 62 µs.
+  const FINITE = { rnrRetries: 2, rnrTimerNs: 20_000 };
+  for (const [work, expected] of [
+    [30_000, DtoStatus.SUCCESS],
+    [70_000, DtoStatus.RECEIVER_NOT_READY],
+  ] as const) {
+    it(`a receive posted after ${work / 1000} µs of work: the send completes ${expected}`, async () => {
+      let status: string | undefined;
+      const result = await simPairRunner(createIbProvider)(FINITE, 64, async (side) => {
+        if (side.rank === 0) {
+          side.ep.postSend([{ lmr: side.lmr, offset: 0, length: 4 }], 's0');
+          const done = await nextEvent(side.request);
+          status = done.type === 'dto-completion' ? done.status : done.type;
+        } else {
+          side.clock.charge(work);
+          side.ep.postRecv([{ lmr: side.lmr, offset: 16, length: 16 }], 'r0');
+          await nextEvent(expected === DtoStatus.SUCCESS ? side.recv : side.connect);
+          await side.kernel.sleep(side.rank, 100_000);
+        }
+      });
+      expect(result.failures).toEqual([]);
+      expect(status).toBe(expected);
+    });
+  }
+});
+

@@ -391,6 +391,26 @@ describe('SimKernel deadlocks', () => {
     expect((error as SimDeadlockError).blocked).toEqual([{ rank: 0, waitingFor: 'a meeting of 3, 2 arrived' }]);
   }, 1000);
 
+  it('a description function that throws or returns nothing still gives a report', async () => {
+    const kernel = new SimKernel();
+    const error = await rejection(
+      kernel.run([
+        async () => {
+          await kernel.blockedOn(0, () => {
+            throw new Error('lost track');
+          }, new Promise<void>(() => {}));
+        },
+        async () => {
+          await kernel.blockedOn(1, () => '', new Promise<void>(() => {}));
+        },
+      ]),
+    );
+    expect((error as SimDeadlockError).blocked).toEqual([
+      { rank: 0, waitingFor: 'a wait whose description threw: lost track' },
+      { rank: 1, waitingFor: 'a wait whose description returned an empty string' },
+    ]);
+  }, 1000);
+
   it('a rank that finished while another waits: names only the waiting one, at the time it happened', async () => {
     const kernel = new SimKernel();
     const error = await rejection(

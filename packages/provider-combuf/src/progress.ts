@@ -36,8 +36,9 @@ export class CombufDataPath extends SimDataPathBase<CombufEndpoint, Flight> {
     if (f === undefined) return;
     this.parked = undefined;
     const kernel = this.fabric.kernel;
-    const notice = this.fabric.network.transfer(f.dst.node, f.src.node, 0, Math.max(atNs, kernel.now));
-    kernel.schedule(notice.arrivesAt, resumeFlight, f);
+    // Not booked on the links: the post may lie ahead of the kernel's time, and the network books
+    // transfers in time order (the initiator's completion notices go the same way, see `reply`).
+    kernel.schedule(this.fabric.noticeArrivesAt(f.dst.node, f.src.node, Math.max(atNs, kernel.now)), resumeFlight, f);
   }
 
   /** `postedAt` is the poster's clock after its CPU costs; a post outside the rank's time starts now. */

@@ -211,7 +211,7 @@ export class DataPath {
       this.socket.end();
       // A stalled frame would keep the input paused, and the peer's DISCONNECT unread, until the
       // close timer: let it go on, to be dropped.
-      if (this.stall !== undefined) setImmediate(() => this.unstall());
+      if (this.stall !== undefined) setImmediate(() => this.closed || this.unstall());
       return;
     }
     if (!w.end()) {
@@ -228,11 +228,12 @@ export class DataPath {
     }
   }
 
-  private writeResponses(w: FrameWriter): void {
+  /** Queued responses, in order, until the socket wants a drain (`all`: every one, past it). */
+  private writeResponses(w: FrameWriter, all = false): void {
     for (let r = this.responses.shift(); r !== undefined; r = this.responses.shift()) {
       w.header(r.type, 0, r.status, r.bytes?.length ?? 0, r.seq, 0, 0, 0n, 0n);
       if (r.bytes !== undefined) w.payload(r.bytes, 0, r.bytes.length);
-      if (!w.open) break;
+      if (!w.open && !all) break;
     }
   }
 
@@ -254,8 +255,8 @@ export class DataPath {
     if (this.closed || this.halfClosed || this.socket.destroyed || this.socket.writableEnded) return;
     const w = this.writer;
     w.begin();
-    this.writeResponses(w);
-    if (this.ackOwed && this.responses.size === 0) this.writeAck(w);
+    this.writeResponses(w, true);
+    if (this.ackOwed) this.writeAck(w);
     w.end();
   }
 

@@ -73,4 +73,27 @@ describe('tcp: graceful disconnect', () => {
     await raw.closed;
     expect(await next(evd)).toMatchObject({ type: 'connection-disconnected' });
   });
+
+  it('the side that receives DISCONNECT writes every response it owes, past its socket\'s high-water mark, and then the ACK', async () => {
+    const opened = await tcpProvider.openIa({ jobKey, parameters: { writeBufferBytes: 16 * 1024 } });
+    ia = opened;
+    let window: { rmrContext: bigint; targetOffset: number } | undefined;
+    const { raw, evd } = await rawPeer(opened, jobKey, (ep, pz) => {
+      ep.postRecv([{ lmr: pz.registerLmr(new Uint8Array(16), MemAccess.LOCAL), offset: 0, length: 16 }], 'one');
+      const exposed = pz.registerLmr(new Uint8Array(96 * 1024).map((_, i) => i & 0xff), MemAccess.ALL);
+      window = pz.createRmr().bind(exposed, 0, exposed.length, MemAccess.REMOTE_READ);
+    });
+    const read = (seq: number, offset: number) => encodeFrame({ type: FrameType.READ_REQ, seq, aux: 48 * 1024, rmrContext: window!.rmrContext, targetOffset: BigInt(window!.targetOffset + offset) });
+    // Two reads of 48 KiB (six times the socket's mark together), a SEND that asks for no ACK, DISCONNECT.
+    raw.write(Buffer.concat([read(1, 0), read(2, 48 * 1024), encodeFrame({ type: FrameType.SEND, seq: 3 }, new Uint8Array(16)), encodeFrame({ type: FrameType.DISCONNECT })]));
+    for (const seq of [1, 2]) {
+      expect(await frameAt(raw)).toMatchObject({ type: FrameType.READ_RESP, seq, payloadLength: 48 * 1024 });
+      const data = await raw.read(48 * 1024);
+      expect(data[0]).toBe(0);
+      expect(data[1]).toBe(1);
+    }
+    expect(await frameAt(raw)).toMatchObject({ type: FrameType.ACK, flags: FrameFlag.ACK_VALID, ack: 3 });
+    await raw.closed;
+    expect(await next(evd)).toMatchObject({ type: 'dto-completion', cookie: 'one', status: DtoStatus.SUCCESS });
+  });
 });

@@ -440,7 +440,7 @@ export class SimKernel implements VirtualTimeSource {
 
 function requireDescription(what: unknown, argument: string): void {
   if (typeof what !== 'string' || what.length === 0) {
-    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a non-empty string saying what the rank waits for, got ${describe(what)}`, { argument });
+    throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a non-empty string (or, for blockedOn, a function returning one) saying what the rank waits for, got ${describe(what)}`, { argument });
   }
 }
 

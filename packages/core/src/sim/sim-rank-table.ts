@@ -119,5 +119,12 @@ export function settleWait(waits: WaitDescription[], what: WaitDescription): voi
 export type WaitDescription = string | (() => string);
 
 function describeWait(what: WaitDescription): string {
-  return typeof what === 'string' ? what : what();
+  if (typeof what === 'string') return what;
+  // A report must be made whatever a description does.
+  try {
+    const text = what();
+    return typeof text === 'string' && text.length > 0 ? text : `a wait whose description returned ${typeof text === 'string' ? 'an empty string' : String(text)}`;
+  } catch (error) {
+    return `a wait whose description threw: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }

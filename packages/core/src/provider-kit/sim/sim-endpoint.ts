@@ -143,11 +143,11 @@ export abstract class SimEndpoint extends EndpointBase {
    * completion was dropped with the connection, so they flush here, first (they are the oldest).
    */
   protected override flush(): void {
-    this.recvPostedAt.drain();
     const taken = [...this.filling];
     this.filling.clear();
     for (const recv of taken) this.completeRecv(recv, DtoStatus.FLUSHED, 0);
     super.flush();
+    while (this.recvPostedAt.shift() !== undefined);
   }
 
   immediateArrived(immediate: number, length: number): void {
