@@ -96,7 +96,7 @@ export class HwRendezvous {
   withdraw(nodes: readonly number[], node: number): number[] | undefined {
     const meeting = this.meetings.get(nodes.join(','));
     if (meeting === undefined || !meeting.waiters.has(node)) return undefined;
-    const missing = nodes.filter((n) => !meeting.waiters.has(n) && !meeting.withdrawn.has(n));
+    const missing = this.absent(nodes);
     meeting.waiters.delete(node);
     meeting.withdrawn.add(node);
     if (meeting.waiters.size === 0) this.meetings.delete(meeting.key);

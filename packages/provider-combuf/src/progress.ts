@@ -87,9 +87,7 @@ function arrives(f: Flight): void {
     const recv = dst.takeRecvBy(now);
     if (recv === undefined) {
       f.path.park(f);
-      // Posted on a clock that ran ahead of this arrival: the notice goes once it is.
-      const later = dst.oldestRecvPostedAt;
-      if (later !== undefined) f.path.peerPostedRecv(later);
+      dst.announceLaterRecv();
       return;
     }
     if (recv.length < req.length) {

@@ -123,9 +123,7 @@ function arrives(f: Flight): void {
     const recv = dst.takeRecvBy(now);
     if (recv === undefined) {
       f.path.onRnr(f, now);
-      // Posted on a clock that ran ahead of this arrival: the retry after it finds it.
-      const later = dst.oldestRecvPostedAt;
-      if (later !== undefined) f.path.peerPostedRecv(later);
+      dst.announceLaterRecv();
       return;
     }
     if (recv.length < req.length) {

@@ -87,9 +87,7 @@ function arrives(f: Flight): void {
     const recv = dst.takeRecvBy(now);
     if (recv === undefined) {
       f.path.refused(f, now + fabric.params.headerHandlerNs);
-      // Posted on a clock that ran ahead of this arrival: the retransmission after it finds it.
-      const later = dst.oldestRecvPostedAt;
-      if (later !== undefined) f.path.peerPostedRecv(later);
+      dst.announceLaterRecv();
       return;
     }
     if (recv.length < req.length) {

@@ -188,8 +188,9 @@ export class DataPath {
   }
 
   private flush(): void {
-    // writableEnded: the peer half-closed without DISCONNECT and the connection ended our side.
-    if (this.blocked || this.closed || this.halfClosed || this.socket.destroyed || this.socket.writableEnded) return;
+    // writableEnded: our DISCONNECT went out (halfClosed), or the peer half-closed without one and
+    // the connection ended our side.
+    if (this.blocked || this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     this.unflushedBytes = 0;
     const w = this.writer;
     w.begin();
@@ -252,7 +253,7 @@ export class DataPath {
    * sends what Node holds before the FIN.
    */
   answerDisconnect(): void {
-    if (this.closed || this.halfClosed || this.socket.destroyed || this.socket.writableEnded) return;
+    if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     const w = this.writer;
     w.begin();
     this.writeResponses(w, true);

@@ -12,16 +12,25 @@ import { rawPeer } from './raw-client.js';
 
 const next = (evd: EventDispatcher): Promise<DatEvent> => evd.wait({ timeoutMs: 5_000 });
 
+/** `body` against a raw peer of a fresh IA with `parameters` (closed afterwards); `before` as `rawPeer`'s. */
+async function withRawPeer(parameters: Record<string, unknown>, before: Parameters<typeof rawPeer>[2], body: (peer: Awaited<ReturnType<typeof rawPeer>>) => Promise<void>): Promise<void> {
+  const jobKey = randomBytes(32);
+  const ia = await tcpProvider.openIa({ jobKey, parameters });
+  try {
+    await body(await rawPeer(ia, jobKey, before));
+  } finally {
+    await ia.close();
+  }
+}
+
 describe('tcp: a stream or an IA ending at an awkward moment', () => {
   it('a connection lost inside a SEND\'s payload flushes the receive it was filling, then the others, in post order', async () => {
-    const jobKey = randomBytes(32);
-    const ia = await tcpProvider.openIa({ jobKey });
-    try {
-      const { raw, evd } = await rawPeer(ia, jobKey, (ep, pz) => {
-        const lmr = pz.registerLmr(new Uint8Array(4096), MemAccess.LOCAL);
-        ep.postRecv([{ lmr, offset: 0, length: 2048 }], 'first');
-        ep.postRecv([{ lmr, offset: 2048, length: 2048 }], 'second');
-      });
+    const before: Parameters<typeof rawPeer>[2] = (ep, pz) => {
+      const lmr = pz.registerLmr(new Uint8Array(4096), MemAccess.LOCAL);
+      ep.postRecv([{ lmr, offset: 0, length: 2048 }], 'first');
+      ep.postRecv([{ lmr, offset: 2048, length: 2048 }], 'second');
+    };
+    await withRawPeer({}, before, async ({ raw, evd }) => {
       // SEND 1 of 1,000 bytes: 500 of them arrive, then the peer is gone.
       const frame = encodeFrame({ type: FrameType.SEND, seq: 1 }, new Uint8Array(1000).fill(1));
       raw.write(frame.subarray(0, HEADER_SIZE + 500));
@@ -39,16 +48,11 @@ describe('tcp: a stream or an IA ending at an awkward moment', () => {
       }
       expect(flushed).toEqual(['first', 'second']);
       if (!broken) expect((await next(evd)).type).toBe('connection-broken');
-    } finally {
-      await ia.close();
-    }
+    });
   });
 
   it('a connection whose input is paused probes its peer with an ACK that acknowledges nothing, stops once it flows again, and goes on as before', async () => {
-    const jobKey = randomBytes(32);
-    const ia = await tcpProvider.openIa({ jobKey, parameters: { keepAliveMs: 300 } });
-    try {
-      const { raw, ep, pz, evd } = await rawPeer(ia, jobKey);
+    await withRawPeer({ keepAliveMs: 300 }, undefined, async ({ raw, ep, pz, evd }) => {
       // Three SENDs of 40 KiB and no receive posted: the endpoint holds 64 KiB and reads no more.
       const payloads = [1, 2, 3].map((n) => new Uint8Array(40 * 1024).fill(n));
       for (const [i, payload] of payloads.entries()) raw.write(encodeFrame({ type: FrameType.SEND, seq: i + 1, flags: i === 2 ? FrameFlag.ACK_REQUEST : 0 }, payload));
@@ -64,25 +68,19 @@ describe('tcp: a stream or an IA ending at an awkward moment', () => {
       expect(ack).toMatchObject({ type: FrameType.ACK, flags: FrameFlag.ACK_VALID, ack: 3 });
       await expect(raw.read(1, 900)).rejects.toThrow(/expected 1 bytes, have 0/);
       raw.destroy();
-    } finally {
-      await ia.close();
-    }
+    });
   });
 
   it("a probe carries the acknowledgement of what was carried out before the stall, asked for or not", async () => {
-    const jobKey = randomBytes(32);
-    const ia = await tcpProvider.openIa({ jobKey, parameters: { keepAliveMs: 200 } });
-    try {
-      const { raw, evd } = await rawPeer(ia, jobKey, (ep, pz) => ep.postRecv([{ lmr: pz.registerLmr(new Uint8Array(16), MemAccess.LOCAL), offset: 0, length: 16 }], 'one'));
+    const before: Parameters<typeof rawPeer>[2] = (ep, pz) => ep.postRecv([{ lmr: pz.registerLmr(new Uint8Array(16), MemAccess.LOCAL), offset: 0, length: 16 }], 'one');
+    await withRawPeer({ keepAliveMs: 200 }, before, async ({ raw, evd }) => {
       // SEND 1 fills the one receive without asking for an ACK; 2 to 4 (40 KiB each) stall the input.
       raw.write(encodeFrame({ type: FrameType.SEND, seq: 1 }, new Uint8Array(16).fill(9)));
       for (let seq = 2; seq <= 4; seq++) raw.write(encodeFrame({ type: FrameType.SEND, seq }, new Uint8Array(40 * 1024)));
       expect(await next(evd)).toMatchObject({ type: 'dto-completion', cookie: 'one', status: DtoStatus.SUCCESS });
       expect(decodeHeader(await raw.read(HEADER_SIZE, 3000), { maxPayload: 0 })).toMatchObject({ type: FrameType.ACK, flags: FrameFlag.ACK_VALID, ack: 1 });
       raw.destroy();
-    } finally {
-      await ia.close();
-    }
+    });
   });
 
   it('a PSP whose listener was still starting when the IA closed is refused, and nothing listens on its port', async () => {

@@ -76,6 +76,11 @@ export class MpiError extends Error {
     this.status = options.status;
     this.inStatus = options.inStatus;
   }
+
+  /** The message without its error class, to quote in another error's message. */
+  get detail(): string {
+    return this.message.slice(this.errorClass.length + 2);
+  }
 }
 
 /** True for an `MpiError` (also across two copies of the package), optionally of the given class. */

@@ -155,9 +155,8 @@ export class Mpi {
     // failed later is reported here, where the library waits for them (MPICH does the same).
     const { first, count } = attached.failures;
     if (first !== undefined) {
-      const detail = first.message.startsWith(`${first.errorClass}: `) ? first.message.slice(first.errorClass.length + 2) : first.message;
       const which = count === 1 ? 'a buffered send' : `${count} buffered sends`;
-      throw new MpiError(first.errorClass, `${which} from the detached buffer failed after bsend had returned (the buffer is detached all the same); the first: ${detail}`, { cause: first });
+      throw new MpiError(first.errorClass, `${which} from the detached buffer failed after bsend had returned (the buffer is detached all the same); the first: ${first.detail}`, { cause: first });
     }
     return attached.bytes;
   }

@@ -109,31 +109,23 @@ export class Request {
    */
   static #statuses(list: readonly Request[], indices?: readonly number[]): Status[] {
     const statuses: Status[] = [];
-    let failed = -1;
+    let first = -1;
+    let failures = 0;
     const n = indices?.length ?? list.length;
     for (let k = 0; k < n; k++) {
-      const core = list[indices === undefined ? k : indices[k]].#core;
-      if (core.error !== undefined) {
-        failed = indices === undefined ? k : indices[k];
-        break;
-      }
-      statuses.push(core.status!);
-    }
-    if (failed < 0) return statuses;
-    const inStatus: InStatusEntry[] = [];
-    for (let k = 0; k < n; k++) {
-      const index = indices === undefined ? k : indices[k];
+      const index = indices?.[k] ?? k;
       const core = list[index].#core;
-      inStatus.push(core.error === undefined ? { index, status: core.status } : { index, error: core.error });
+      if (core.error === undefined) statuses.push(core.status!);
+      else if (failures++ === 0) first = index;
     }
-    const error = list[failed].#core.error!;
-    const more = inStatus.filter((e) => e.error !== undefined).length - 1;
-    return Request.#throwInStatus(failed, error, more, inStatus);
-  }
-
-  static #throwInStatus(index: number, error: MpiError, more: number, inStatus: InStatusEntry[]): never {
-    const others = more === 0 ? '' : ` (and ${more} more; see inStatus)`;
-    throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${index} failed${others}: ${error.message}`, { cause: error, argument: `requests[${index}]`, inStatus });
+    if (failures === 0) return statuses;
+    const inStatus = (indices ?? list.map((_, i) => i)).map((index): InStatusEntry => {
+      const core = list[index].#core;
+      return core.error === undefined ? { index, status: core.status } : { index, error: core.error };
+    });
+    const error = list[first].#core.error!;
+    const others = failures === 1 ? '' : ` (and ${failures - 1} more; see inStatus)`;
+    throw new MpiError(ErrorClass.ERR_IN_STATUS, `request ${first} failed${others}: ${error.message}`, { cause: error, argument: `requests[${first}]`, inStatus });
   }
 
   /**

@@ -92,8 +92,9 @@ export abstract class SimEndpoint extends EndpointBase {
   }
 
   protected override onRecvPosted(): void {
-    this.recvPostedAt.push(this.ia.clock.nowNs);
-    if (this.peer !== undefined && this.state === EpState.CONNECTED) this.peer.path.peerPostedRecv(this.ia.clock.nowNs);
+    const now = this.ia.clock.nowNs;
+    this.recvPostedAt.push(now);
+    if (this.peer !== undefined && this.state === EpState.CONNECTED) this.peer.path.peerPostedRecv(now);
   }
 
   // ---- the data path's view -----------------------------------------------------------------
@@ -121,16 +122,21 @@ export abstract class SimEndpoint extends EndpointBase {
 
   /**
    * The oldest posted receive for a send arriving at `atNs`, if it was posted by then; else
-   * undefined, and the send finds no receive (`oldestRecvPostedAt` says when one will be there).
+   * undefined, and the send finds no receive: the provider stalls it, then `announceLaterRecv`.
    */
   takeRecvBy(atNs: number): PostedRecv | undefined {
     const postedAt = this.recvPostedAt.peek();
     return postedAt === undefined || postedAt > atNs ? undefined : this.takeRecv();
   }
 
-  /** When the oldest posted receive was posted (its poster's clock), if there is one. */
-  get oldestRecvPostedAt(): number | undefined {
-    return this.recvPostedAt.peek();
+  /**
+   * A send just stalled on this endpoint for want of a receive: if one is posted at a later time on
+   * its poster's clock, the sender's path learns when (`peerPostedRecv`), as it would have had the
+   * post come after the stall.
+   */
+  announceLaterRecv(): void {
+    const postedAt = this.recvPostedAt.peek();
+    if (postedAt !== undefined && this.peer !== undefined) this.peer.path.peerPostedRecv(postedAt);
   }
 
   completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
