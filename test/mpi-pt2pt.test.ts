@@ -3,7 +3,7 @@
 // lapi and combuf machines in virtual time. Each program checks the data it receives and the errors
 // it gets, and prints one line per rank that passed; a failed check exits non-zero with the reason.
 import { describe, expect, it } from 'vitest';
-import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
+import { daplRun, nodeRun, sortedLines, type Ran } from './support/dapl-run.js';
 
 const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
 
@@ -157,14 +157,44 @@ describe('MPI jobs tell what they are doing', () => {
     ]);
   });
 
-  it('an unknown or bad MPI setting is refused at init, naming it', async () => {
+  it('an unknown or bad MPI setting is refused at init, naming it (a job started without dapl run)', async () => {
     const [unknown, bad] = await Promise.all([
-      daplRun(['-n', '1', '--in-process', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_EAGER_LIMT: '5' }),
-      daplRun(['-n', '1', '--in-process', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_RENDEZVOUS: 'sideways' }),
+      nodeRun(['examples/mpi-pingpong.mjs'], { DAPL_MPI_EAGER_LIMT: '5' }),
+      nodeRun(['examples/mpi-pingpong.mjs'], { DAPL_MPI_RENDEZVOUS: 'sideways' }),
     ]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('MPI_ERR_ARG: unknown MPI setting mpi.eagerLimt (env DAPL_MPI_EAGER_LIMT)');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toMatch(/MPI_ERR_ARG: .*mpi\.rendezvous.*sideways/);
+  });
+
+  it('dapl info lists the mpi section with each value and its source, and exits 3 on a setting MPI does not declare', async () => {
+    const info = ['packages/core/dist/cli/main.js', 'info', '--json'];
+    const [good, unknown] = await Promise.all([nodeRun(info, { DAPL_MPI_EAGER_LIMIT: '4k' }), nodeRun(info, { DAPL_MPI_EAGER_LIMT: '5' })]);
+    expect(good.code).toBe(0);
+    const mpi = (JSON.parse(good.stdout) as { libraries: { section: string; library: string; parameters: { key: string; value: unknown; source: string }[] }[] }).libraries.find((l) => l.section === 'mpi');
+    expect(mpi?.library).toBe('@dapl/mpi');
+    expect(mpi?.parameters.find((p) => p.key === 'mpi.eagerLimit')).toMatchObject({ value: 4096, source: 'env DAPL_MPI_EAGER_LIMIT' });
+    expect(mpi?.parameters.find((p) => p.key === 'mpi.rendezvous')).toMatchObject({ value: 'auto', source: 'default' });
+    expect(unknown.code).toBe(3);
+    expect(unknown.stderr).toBe('dapl info: library @dapl/mpi has no setting mpi.eagerLimt (env DAPL_MPI_EAGER_LIMT) (see the report above)\n');
+  });
+
+  it('dapl run refuses an unknown or bad MPI setting before any rank starts (3), in-process or not', async () => {
+    const runs = await Promise.all(
+      [[], ['--in-process']].flatMap((launch) => [
+        daplRun(['-n', '2', ...launch, 'examples/mpi-pingpong.mjs'], { DAPL_MPI_EAGER_LIMT: '5' }),
+        daplRun(['-n', '2', ...launch, 'examples/mpi-pingpong.mjs'], { DAPL_MPI_RENDEZVOUS: 'sideways' }),
+      ]),
+    );
+    for (const [i, ran] of runs.entries()) {
+      expect(ran.code).toBe(3);
+      expect(ran.stdout).toBe('');
+      expect(ran.stderr).toMatch(
+        i % 2 === 0
+          ? /^dapl run: configuration error: .*library @dapl\/mpi has no setting mpi\.eagerLimt \(env DAPL_MPI_EAGER_LIMT\); it declares: mpi\.device, [^\n]*\n$/
+          : /^dapl run: configuration error: .*invalid value for mpi\.rendezvous from env DAPL_MPI_RENDEZVOUS: "sideways"[^\n]*\n$/,
+      );
+    }
   });
 });

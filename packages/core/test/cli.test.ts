@@ -259,6 +259,15 @@ describe('dapl info', () => {
     expect(slow.ia).toMatchObject({ opened: false, error: expect.stringContaining('did not finish within 200 ms') });
     expect(r.stderr).toContain('could not be opened');
   });
+
+  it('an IA that refuses a setting when it opens (DAT_INVALID_PARAMETER) is a configuration error (3)', async () => {
+    const dir = await project({ provider: 'refusing', providers: { refusing: join(fixtures, 'refusing-provider.mjs') } });
+    const r = await run(['info', '--json'], {}, dir);
+    expect(r.code).toBe(3);
+    const refusing = (JSON.parse(r.stdout) as InfoReport).providers.find((p) => p.key === 'refusing') as LoadedProviderInfo;
+    expect(refusing.ia).toEqual({ opened: false, error: 'DAT_INVALID_PARAMETER: refusing.address "192.0.2.1" is not an address of this host', status: 'DAT_INVALID_PARAMETER' });
+    expect(r.stderr).toBe('dapl info: the IA of "refusing" could not be opened: DAT_INVALID_PARAMETER: refusing.address "192.0.2.1" is not an address of this host\n');
+  });
 });
 
 describe('gatherInfo', () => {

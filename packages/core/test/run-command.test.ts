@@ -80,7 +80,7 @@ describe('dapl run: bad input', () => {
 
   it('a directory is not a program (4)', async () => {
     const r = await run(['run', '-n', '1', here]);
-    expect(r).toEqual({ code: RunExitCode.PROGRAM_NOT_FOUND, stdout: '', stderr: `dapl run: program file not found: ${here}\n` });
+    expect(r).toEqual({ code: RunExitCode.PROGRAM_NOT_FOUND, stdout: '', stderr: `dapl run: ${here} is a directory, not a program file\n` });
   });
 
   it('an unknown provider is a one-line configuration error (3) naming the known keys, from --provider or DAPL_PROVIDER', async () => {
@@ -100,6 +100,15 @@ describe('dapl run: bad input', () => {
       expect(r.code).toBe(RunExitCode.CONFIGURATION);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/^dapl run: configuration error: .*provider tcp has no setting tcp\.pollus \(env DAPL_TCP_POLLUS\); it declares: tcp\.interface, [^\n]*tcp\.pollUs\n$/);
+    }
+  });
+
+  it('a bad value of a declared setting is a one-line configuration error (3) before any rank starts, in-process too', async () => {
+    for (const argv of [[], ['--in-process']]) {
+      const r = await run(['run', '-n', '2', ...argv, hello], { DAPL_TCP_POLL_US: 'abc' });
+      expect(r.code).toBe(RunExitCode.CONFIGURATION);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^dapl run: configuration error: .*invalid value for tcp\.pollUs from env DAPL_TCP_POLL_US: "abc"; expected an integer in \[0, 1000000\][^\n]*\n$/);
     }
   });
 

@@ -5,6 +5,7 @@ import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobK
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
+import { requireListenable } from './listen-check.js';
 import { pollWindowUs, resolveTcpParameters, TCP_PARAMETERS } from './params.js';
 
 /** Used when neither the options nor DAPL_JOB_KEY name a key: IAs of this process can reach each other. */
@@ -37,6 +38,7 @@ export const tcpProvider: DatProvider = {
     const params = resolveTcpParameters(options.parameters);
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
+    await requireListenable(params.interface);
     const address = advertised(params.interface);
     const cpus = availableParallelism();
     const pollUs = pollWindowUs(params, local, cpus);

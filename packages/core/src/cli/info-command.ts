@@ -1,8 +1,9 @@
 import { DaplConfig } from '../config/dapl-config.js';
+import { DatStatus } from '../dat/status.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
 import { createRootLogger } from '../logging/root-logger.js';
 import { ExitCode, type CliCommand } from './cli-types.js';
-import { gatherInfo, selectedProviderProblem } from './info-report.js';
+import { gatherInfo, librarySettingsProblem, selectedProviderProblem } from './info-report.js';
 import { renderInfoJson, renderInfoText } from './info-render.js';
 import { coreVersion } from './version.js';
 
@@ -13,12 +14,14 @@ export const infoCommand: CliCommand = {
   description: [
     'Lists every provider registry key with where it was defined, and for each provider that loads its',
     'capabilities and declared parameters with their effective values. The selected provider\'s IA is',
-    'opened with those values to show its limits and address, then closed. Last, the configuration of',
-    "core's own keys, each with the layer it came from (flag > environment > config file > default).",
+    'opened with those values to show its limits and address, then closed. Then the settings of each',
+    'installed upper library that has some (mpi.*), and last the configuration of core\'s own keys,',
+    'each with the layer it came from (flag > environment > config file > default).',
     '',
     'Exit status: 0 ok, 2 usage error, 3 configuration error (bad value, a setting the selected',
-    'provider does not declare, unknown or unloadable selected provider), 1 other failure (e.g. the IA',
-    'could not be opened).',
+    'provider or an installed library does not declare, unknown or unloadable selected provider, a',
+    'value the IA refuses when it opens, such as a tcp.interface this host does not have), 1 other',
+    'failure (e.g. the IA could not be opened).',
   ].join('\n'),
   options: [
     { name: 'provider', type: 'string', valueName: 'KEY', help: 'Select this provider (overrides DAPL_PROVIDER and the config file)' },
@@ -35,7 +38,7 @@ export const infoCommand: CliCommand = {
     const report = await gatherInfo({ config, registry, logger, iaTimeoutMs: io.iaTimeoutMs, version: coreVersion() });
     io.stdout.write(values.json === true ? renderInfoJson(report) : renderInfoText(report));
 
-    const problem = selectedProviderProblem(report);
+    const problem = selectedProviderProblem(report) ?? librarySettingsProblem(report);
     if (problem !== undefined) {
       io.stderr.write(`dapl info: ${problem} (see the report above)\n`);
       return ExitCode.CONFIGURATION;
@@ -43,7 +46,8 @@ export const infoCommand: CliCommand = {
     const selected = report.providers.find((p) => p.selected);
     if (selected?.loaded === true && selected.ia?.opened === false) {
       io.stderr.write(`dapl info: the IA of "${selected.key}" could not be opened: ${selected.ia.error}\n`);
-      return ExitCode.FAILURE;
+      // A value the provider refuses only when it opens (an interface this host does not have) is configuration too.
+      return selected.ia.status === DatStatus.INVALID_PARAMETER ? ExitCode.CONFIGURATION : ExitCode.FAILURE;
     }
     return ExitCode.OK;
   },

@@ -1,5 +1,5 @@
 import { DAT_OVERRIDE_ENV, JOB_KEY_ENV } from '../config/core-parameters.js';
-import type { IaInfo, InfoReport, ParameterInfo, ProviderInfo } from './info-report.js';
+import type { IaInfo, InfoReport, LibraryInfo, ParameterInfo, ProviderInfo } from './info-report.js';
 
 /** The report as one JSON document (bigints, if a provider reports any, as decimal strings). */
 export function renderInfoJson(report: InfoReport): string {
@@ -16,6 +16,7 @@ export function renderInfoText(report: InfoReport): string {
   }
   for (const s of report.datConf?.skipped ?? []) out.push(`  (dat.conf line ${s.line}, ${s.iaName}: skipped, ${s.reason})`);
   for (const p of report.providers) out.push('', ...renderProvider(p));
+  for (const l of report.libraries) out.push('', ...renderLibrary(l));
   out.push('', 'Configuration (core)');
   out.push(...renderParameters(report.configuration).map(indent(2)));
   out.push(
@@ -46,6 +47,13 @@ function renderProvider(p: ProviderInfo): string[] {
   // The selected provider's IA refuses to open with one (a job would stop); another's is only a note.
   for (const u of p.unknownKeys) lines.push(`  ${p.selected ? 'error' : 'warning'}: ${u.key} (${u.source}) is not a parameter of ${p.name}`);
   if (p.ia !== undefined) lines.push('  interface adapter', ...renderIa(p.ia).map(indent(4)));
+  return lines;
+}
+
+function renderLibrary(l: LibraryInfo): string[] {
+  const lines = [`Library ${l.library} (${l.section}.*)`, ...renderParameters(l.parameters).map(indent(2))];
+  // A job that loads the library stops on it.
+  for (const u of l.unknownKeys) lines.push(`  error: ${u.key} (${u.source}) is not a setting of ${l.library}`);
   return lines;
 }
 

@@ -5,12 +5,15 @@ import { describeUnknownKeys, type DaplConfig, type UnknownKey } from '../config
 import { CORE_PARAMETERS } from '../config/core-parameters.js';
 import { environmentName, parameterKey } from '../config/parameter-keys.js';
 import { describeAllowed } from '../config/parameter-value.js';
+import { loadLibrarySections } from '../config/library-sections.js';
+import { packageName } from '../registry/import-module.js';
 import type { DatConfSkipped } from '../config/dat-conf.js';
 import type { ProviderRegistry, RegistryEntry } from '../registry/provider-registry.js';
 import type { Runtime } from '../runtime/runtime.js';
 import { closeContainer, createContainer } from '../container/create-container.js';
 import { InterfaceAdapter } from '../container/tokens.js';
 import { withTimeout } from './with-timeout.js';
+import { isDatError } from '../dat/errors.js';
 
 /** One declared parameter and its effective value (or why it has none). */
 export interface ParameterInfo {
@@ -39,7 +42,7 @@ export type IaInfo =
       readonly extensions: readonly string[];
       readonly parameters: Readonly<Record<string, unknown>>;
     }
-  | { readonly opened: false; readonly error: string };
+  | { readonly opened: false; readonly error: string; /** The DAT status, when a DatError said why. */ readonly status?: string };
 
 interface ProviderInfoBase {
   readonly key: string;
@@ -68,6 +71,16 @@ export interface RefusedProviderInfo extends ProviderInfoBase {
 
 export type ProviderInfo = LoadedProviderInfo | RefusedProviderInfo;
 
+/** An installed upper library's section of the configuration (`mpi.*`). */
+export interface LibraryInfo {
+  readonly section: string;
+  /** The package that declares it. */
+  readonly library: string;
+  readonly parameters: readonly ParameterInfo[];
+  /** Keys configured for the section that the library does not declare. */
+  readonly unknownKeys: readonly UnknownKey[];
+}
+
 /** Everything `dapl info` shows, as data: built by `gatherInfo`, printed by `renderInfo*`. */
 export interface InfoReport {
   readonly version: string;
@@ -77,6 +90,8 @@ export interface InfoReport {
   readonly jobKey: 'set' | 'unset';
   readonly registry: readonly RegistryEntry[];
   readonly providers: readonly ProviderInfo[];
+  /** The sections of the installed upper libraries that have settings. */
+  readonly libraries: readonly LibraryInfo[];
   /** Core's own keys. */
   readonly configuration: readonly ParameterInfo[];
 }
@@ -95,6 +110,12 @@ export async function gatherInfo(options: GatherInfoOptions): Promise<InfoReport
   const { config, registry } = options;
   const providers: ProviderInfo[] = [];
   for (const entry of registry.list()) providers.push(await describeProvider(entry, options));
+  const libraries = (await loadLibrarySections()).map((l) => ({
+    section: l.name,
+    library: packageName(l.specifier),
+    parameters: l.parameters.map((spec) => describeParameter(config, l.name, spec)),
+    unknownKeys: config.unknownKeys(l.name, l.parameters),
+  }));
   return {
     version: options.version,
     selectedProvider: config.providerKey,
@@ -103,6 +124,7 @@ export async function gatherInfo(options: GatherInfoOptions): Promise<InfoReport
     jobKey: config.jobKey === undefined ? 'unset' : 'set',
     registry: registry.list(),
     providers,
+    libraries,
     configuration: CORE_PARAMETERS.map((p) => describeParameter(config, p.section, p.spec)),
   };
 }
@@ -115,6 +137,16 @@ export function selectedProviderProblem(report: InfoReport): string | undefined 
   const bad = selected.parameters.filter((p) => p.error !== undefined).map((p) => p.key);
   if (bad.length > 0) return `the selected provider "${selected.key}" has invalid parameters: ${bad.join(', ')}`;
   if (selected.unknownKeys.length > 0) return `the selected provider "${selected.key}" has no setting ${describeUnknownKeys(selected.unknownKeys)}`;
+  return undefined;
+}
+
+/** Why an installed library's settings would stop a job (a bad value, an undeclared key), or undefined. */
+export function librarySettingsProblem(report: InfoReport): string | undefined {
+  for (const l of report.libraries) {
+    const bad = l.parameters.filter((p) => p.error !== undefined).map((p) => p.key);
+    if (bad.length > 0) return `library ${l.library} has invalid settings: ${bad.join(', ')}`;
+    if (l.unknownKeys.length > 0) return `library ${l.library} has no setting ${describeUnknownKeys(l.unknownKeys)}`;
+  }
   return undefined;
 }
 
@@ -185,7 +217,7 @@ async function describeIa(options: GatherInfoOptions): Promise<IaInfo> {
   } catch (error) {
     // An IA that opens after the time limit is closed when it arrives.
     opening.then(() => closeContainer(container)).catch(() => undefined);
-    return { opened: false, error: messageOf(error) };
+    return { opened: false, error: messageOf(error), status: isDatError(error) ? error.status : undefined };
   }
   try {
     await withTimeout(closeContainer(container), options.iaTimeoutMs, 'closing the IA');

@@ -1,6 +1,8 @@
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { DaplConfig } from '../config/dapl-config.js';
+import { loadLibrarySections } from '../config/library-sections.js';
+import { packageName } from '../registry/import-module.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
 import { createRootLogger } from '../logging/root-logger.js';
 import type { CliCommand } from './cli-types.js';
@@ -109,12 +111,19 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       const registry = await createProviderRegistry(config);
       registry.lookup(config.providerKey); // an unknown key is a configuration error (3) before anything starts
       const provider = await registry.load(config.providerKey);
-      // So is a setting the provider does not declare: every rank would stop on it.
+      // So is a setting the provider or an installed library does not declare, and a bad value of
+      // one it does: every rank would stop on it.
       config.requireKnownKeys(provider.name, provider.parameters, `provider ${provider.name}`);
+      config.resolveSection(provider.name, provider.parameters);
+      for (const library of await loadLibrarySections()) {
+        config.requireKnownKeys(library.name, library.parameters, `library ${packageName(library.specifier)}`);
+        config.resolveSection(library.name, library.parameters);
+      }
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;
-      if (!(await isFile(request.program))) {
-        io.stderr.write(`dapl run: program file not found: ${request.program}\n`);
+      const kind = await pathKind(request.program);
+      if (kind !== 'file') {
+        io.stderr.write(kind === 'directory' ? `dapl run: ${request.program} is a directory, not a program file\n` : `dapl run: program file not found: ${request.program}\n`);
         return RunExitCode.PROGRAM_NOT_FOUND;
       }
       if (inProcess) {
@@ -186,10 +195,11 @@ function isEmitter<T>(stream: T): stream is T & NodeJS.EventEmitter {
   return typeof (stream as NodeJS.EventEmitter).on === 'function' && typeof (stream as NodeJS.EventEmitter).off === 'function';
 }
 
-async function isFile(path: string): Promise<boolean> {
+async function pathKind(path: string): Promise<'file' | 'directory' | 'missing'> {
   try {
-    return (await stat(path)).isFile();
+    const stats = await stat(path);
+    return stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'missing';
   } catch {
-    return false;
+    return 'missing';
   }
 }

@@ -6,3 +6,4 @@ export * from './config-file.js';
 export * from './job-key.js';
 export * from './dat-conf.js';
 export * from './dapl-config.js';
+export * from './library-sections.js';

@@ -17,9 +17,9 @@ export const RunExitCode = {
 /** The exit-code table of `dapl run --help`, from the same numbers. */
 export const RUN_EXIT_CODE_HELP: readonly (readonly [string, string])[] = [
   [`${RunExitCode.OK}`, 'every rank exited with code 0'],
-  [`${RunExitCode.FAILURE}`, 'a rank could not be started, or closed its PMI connection without finalize and exited 0'],
+  [`${RunExitCode.FAILURE}`, 'a rank could not be started, closed its PMI connection without finalize and exited 0, or (simulated) the job deadlocked'],
   [`${RunExitCode.USAGE}`, 'usage error: missing or bad -n, no program, bad --timeout, unknown option'],
-  [`${RunExitCode.CONFIGURATION}`, 'configuration error: unknown provider, unreadable config file, bad value'],
+  [`${RunExitCode.CONFIGURATION}`, 'configuration error, found before any rank starts: unknown provider, unreadable config file, bad value, a setting the provider or mpi does not declare'],
   [`${RunExitCode.PROGRAM_NOT_FOUND}`, 'the program file does not exist'],
   [`${RunExitCode.PMI_PROTOCOL_ERROR}`, 'a rank broke the PMI protocol'],
   [`${RunExitCode.TIMEOUT}`, 'the job ran longer than --timeout'],

@@ -1,0 +1,8 @@
+import { MPI_PARAMETERS } from './api/mpi-parameters.js';
+
+/**
+ * The `mpi` section of the configuration as core's `loadLibrarySections` reads it (`@dapl/mpi/config`):
+ * `dapl run` refuses an unknown or invalid `mpi.*` setting before any rank starts, and `dapl info`
+ * lists the section. A module of its own, so that reading it loads none of the library.
+ */
+export const CONFIG_SECTION = { name: 'mpi', parameters: MPI_PARAMETERS } as const;
