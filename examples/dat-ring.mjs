@@ -64,7 +64,7 @@ process.stdout.write(`rank ${rank} of ${size}: passed the token ${laps} times\n`
 if (rank === 0) {
   const expected = BigInt(laps) * BigInt((size * (size + 1)) / 2);
   const ok = mailbox[0] === expected;
-  process.stdout.write(`dat-ring: ${size} ranks, ${laps} laps, token ${mailbox[0]} (expected ${expected}): ${ok ? 'OK' : 'WRONG'}\n`);
+  process.stdout.write(`dat-ring: ${size} rank${size === 1 ? '' : 's'}, ${laps} laps, token ${mailbox[0]} (expected ${expected}): ${ok ? 'OK' : 'WRONG'}\n`);
   if (!ok) await runtime.abort(1, 'the token came back wrong');
 }
 await job.finish();

@@ -36,5 +36,5 @@ for (let peer = size === 1 ? 0 : 1; peer < size; peer++) {
     }
   }
 }
-if (rank === 0) process.stdout.write(`mpi-pingpong: ${size} ranks on ${mpi.provider}: OK\n`);
+if (rank === 0) process.stdout.write(`mpi-pingpong: ${size} rank${size === 1 ? '' : 's'} on ${mpi.provider}: OK\n`);
 await mpi.finalize();

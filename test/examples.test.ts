@@ -24,7 +24,7 @@ async function output(cmd: string, args: string[]): Promise<string[]> {
 
 describe('examples', () => {
   it('dat-ring runs as a job of size 1 under plain node', async () => {
-    expect(await output(process.execPath, [ring, '5'])).toEqual(['dat-ring: 1 ranks, 5 laps, token 5 (expected 5): OK', 'rank 0 of 1: passed the token 5 times']);
+    expect(await output(process.execPath, [ring, '5'])).toEqual(['dat-ring: 1 rank, 5 laps, token 5 (expected 5): OK', 'rank 0 of 1: passed the token 5 times']);
   });
 
   it('dat-ring runs with dapl run -n 4', async () => {
@@ -50,7 +50,7 @@ describe('examples', () => {
   it('mpi-pingpong runs as a job of size 1, with dapl run over tcp and on ib, and under mpiexec with the same results', async () => {
     const pairs = (lines: string[]) => lines.map((l) => l.replace(/round trip [0-9.]+ us/, 'round trip T us'));
     const single = await output(process.execPath, [pingpong]);
-    expect(pairs(single)).toEqual(['mpi-pingpong: 1 ranks on tcp: OK', 'rank 0 <-> rank 0: 5 sizes ok, 1 MiB round trip T us']);
+    expect(pairs(single)).toEqual(['mpi-pingpong: 1 rank on tcp: OK', 'rank 0 <-> rank 0: 5 sizes ok, 1 MiB round trip T us']);
     const [tcp, ib] = await Promise.all([output(process.execPath, [dapl, 'run', '-n', '3', pingpong]), output(process.execPath, [dapl, 'run', '-n', '3', '--provider', 'ib', pingpong])]);
     const expected = ['mpi-pingpong: 3 ranks on tcp: OK', 'rank 0 <-> rank 1: 5 sizes ok, 1 MiB round trip T us', 'rank 0 <-> rank 2: 5 sizes ok, 1 MiB round trip T us'];
     expect(pairs(tcp)).toEqual(expected);

@@ -49,7 +49,7 @@ export function simReportLine(providerKey: string, size: number, result: SimRunR
   const rankEnds = (result?.rankEndNs ?? []).filter((ns) => Number.isFinite(ns));
   const endNs = Math.max(result?.endNs ?? kernel.now, ...rankEnds);
   return (
-    `dapl run: simulated ${size} rank${size === 1 ? '' : 's'} on ${providerKey}: virtual end time ${endNs} ns, ` +
+    `dapl run: simulated ${size} rank${size === 1 ? '' : 's'} on ${providerKey}: virtual end time ${Number(endNs.toFixed(3))} ns, ` +
     `${stats.eventsProcessed} events in ${stats.wallMs.toFixed(1)} ms wall (${Math.round(stats.eventsPerSecond)} events/s)\n`
   );
 }
