@@ -19,6 +19,17 @@ describe('loadLibrarySections', () => {
     expect(sections).toEqual([{ name: 'mpi', specifier: '@x/mpi/config', parameters: [SPEC] }]);
   });
 
+  it('an installed version of a library without the config export declares nothing', async () => {
+    const notExported = Object.assign(new Error("Package subpath './config' is not defined by \"exports\""), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
+    const sections = await loadLibrarySections(
+      async () => {
+        throw notExported;
+      },
+      { mpi: '@x/mpi/config' },
+    );
+    expect(sections).toEqual([]);
+  });
+
   it('a library that loads without a valid CONFIG_SECTION is its defect, said by name', async () => {
     await expect(loadLibrarySections(async () => ({ CONFIG_SECTION: { name: 'other', parameters: [] } }), { mpi: '@x/mpi/config' })).rejects.toThrow(
       "@x/mpi/config does not export CONFIG_SECTION { name: 'mpi', parameters: [...] }",

@@ -136,7 +136,7 @@ describe('dapl run --help', () => {
   it('documents every flag, the environment of the ranks and every exit code', async () => {
     const r = await run(['run', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Usage: dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--] program.mjs [args...]');
+    expect(r.stdout).toContain('Usage: dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--] program.mjs [args...]');
     for (const flag of ['-n, --np N', '--provider KEY', '--config FILE', '--tag-output', '--timeout S', '-h, --help']) expect(r.stdout).toContain(flag);
     for (const variable of ['PMI_FD=3', 'PMI_RANK', 'PMI_SIZE', 'DAPL_JOB_KEY', 'DAPL_PROVIDER', 'DAPL_CONFIG']) expect(r.stdout).toContain(variable);
     const exitTable = r.stdout.slice(r.stdout.indexOf('Exit status:'));

@@ -1,8 +1,11 @@
 import { createServer } from 'node:net';
 import { DatError, DatStatus } from '@dapl/core';
 
-/** Errors that say the address is not one this host can listen on (or resolve), not a passing shortage. */
-const NOT_LOCAL = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_NONAME', 'EAI_AGAIN', 'EAFNOSUPPORT']);
+/**
+ * Errors that say the address is not one this host can listen on (or a name that does not resolve),
+ * not a passing fault: EAI_AGAIN (DNS unavailable for now) is not among them.
+ */
+const NOT_LOCAL = new Set(['EADDRNOTAVAIL', 'ENOTFOUND', 'EAI_NONAME', 'EAFNOSUPPORT', 'EINVAL']);
 
 /**
  * Listen on `iface` on an ephemeral port and close at once, so that an interface this host does

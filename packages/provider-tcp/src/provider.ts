@@ -38,6 +38,7 @@ export const tcpProvider: DatProvider = {
     const params = resolveTcpParameters(options.parameters);
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
+    const jobKey = jobKeyFrom(options);
     await requireListenable(params.interface);
     const address = advertised(params.interface);
     const cpus = availableParallelism();
@@ -57,7 +58,7 @@ export const tcpProvider: DatProvider = {
         defaultConnectTimeoutMs: params.connectTimeoutMs,
       },
       params,
-      jobKeyFrom(options),
+      jobKey,
       pollUs,
     );
   },

@@ -92,7 +92,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
   return {
     name: 'run',
     summary: 'Run a program as a job of N ranks (the embedded PMI-1 launcher)',
-    usage: 'dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--] program.mjs [args...]',
+    usage: 'dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--] program.mjs [args...]',
     description: RUN_DESCRIPTION,
     options: [
       { name: 'np', short: 'n', type: 'string', valueName: 'N', help: `Number of ranks, 1 to ${MAX_RANKS} (required)` },

@@ -32,7 +32,8 @@ export async function loadLibrarySections(importer: ModuleImporter = importModul
       module = await importer(specifier);
     } catch (error) {
       const missing = missingModule(error, specifier);
-      if (missing === 'self' || missing === 'entry') continue;
+      // Not exported: an installed version of the library that declares no section.
+      if (missing === 'self' || missing === 'entry' || (error as { code?: unknown }).code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') continue;
       throw error;
     }
     const section = module.CONFIG_SECTION as { name?: unknown; parameters?: unknown } | undefined;
