@@ -7,8 +7,9 @@
 // 8 KiB; 20 after 2 above), the skipped ones first in the same loop; each size's timed rounds follow
 // an untimed pair, and a test's first size, and the first size of each MPI protocol range (above
 // the eager limit; above the bounce limit in osu_latency), follows --warmup seconds of them: a cold
-// stream on this host takes 2-4 s to reach its steady rate, and a protocol's code runs unoptimized
-// for its first ~1,000-2,000 messages (V8 tiers a function up by the bytecode it has run).
+// stream on this host takes 2-4 s to reach its steady rate (MPI's 64 KiB window, alternating with
+// DAT's, ~4 s: bench/RESULTS.md, session 19), and a protocol's code runs unoptimized for its first
+// ~1,000-2,000 messages (V8 tiers a function up by the bytecode it has run).
 // Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average latency over
 // iterations, the maximum over ranks, median over rounds. On a simulated provider the times are
 // virtual (deterministic).
@@ -37,9 +38,10 @@ osu_barrier, osu_bcast, osu_allreduce over all ranks.
   --rounds N         alternating MPI / DAT rounds per size (default 5; 1 on a simulated provider)
   --warmup S         at the first size of each test and the first size of each MPI protocol range
                      (above the eager limit; above the bounce limit in osu_latency), untimed MPI /
-                     DAT round pairs for at least S seconds before the timed ones (default 3 on
+                     DAT round pairs for at least S seconds before the timed ones (default 5 on
                      tcp; 0 in virtual time and with --quick): on this host a stream reaches its
-                     steady rate only after 2-4 s (MPI and DAT alike), and a protocol's code runs
+                     steady rate only after 2-4 s of these pairs (MPI's 64 KiB window ~4 s,
+                     DAT's ~1 s), and a protocol's code runs
                      unoptimized for its first ~1,000-2,000 messages, so a size timed cold would time
                      the start-up. Every size also gets one untimed pair, as OSU's skip iterations.
   --window N         messages in flight for bw and bibw (default 64)
@@ -72,7 +74,7 @@ async function benchmark() {
   const minSize = Number(values['min-size']);
   const maxSize = Number(values['max-size']);
   const quick = values.quick || simulated;
-  const warmupSeconds = values.warmup !== undefined ? Number(values.warmup) : quick ? 0 : 3;
+  const warmupSeconds = values.warmup !== undefined ? Number(values.warmup) : quick ? 0 : 5;
   const only = new Set(values.only.split(','));
   const sizes = [];
   for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
