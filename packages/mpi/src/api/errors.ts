@@ -68,6 +68,8 @@ export class MpiError extends Error {
   readonly status: StatusLike | undefined;
   /** ERR_IN_STATUS: each request reported on, with its status or error (see `InStatusEntry`). */
   readonly inStatus: readonly InStatusEntry[] | undefined;
+  /** The message without its error class, to quote in another error's message. */
+  readonly detail: string;
 
   constructor(errorClass: ErrorClass, message: string, options: MpiErrorOptions = {}) {
     super(`${errorClass}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
@@ -75,11 +77,7 @@ export class MpiError extends Error {
     this.argument = options.argument;
     this.status = options.status;
     this.inStatus = options.inStatus;
-  }
-
-  /** The message without its error class, to quote in another error's message. */
-  get detail(): string {
-    return this.message.slice(this.errorClass.length + 2);
+    this.detail = message;
   }
 }
 

@@ -353,10 +353,11 @@ export class Collectives {
 
   /** IN_PLACE (MPI-2.2): the data to send is in `recvbuf`, which a copy frees for the results. */
   async alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options: BufferOptions = {}): Promise<void> {
-    const from = sendbuf === IN_PLACE ? recvbuf : sendbuf;
+    const inPlace = sendbuf === IN_PLACE;
+    const from = inPlace ? recvbuf : sendbuf;
     const datatype = this.#datatype(from, options.datatype);
-    const per = options.count === undefined ? Math.floor(this.#span(from, { datatype }, sendbuf === IN_PLACE ? 'recvbuf' : 'sendbuf').count / this.ch.size) : requireCount(options.count, 'count');
-    const send = sendbuf === IN_PLACE ? undefined : this.#span(sendbuf, { datatype, count: per * this.ch.size }, 'sendbuf');
+    const per = options.count === undefined ? Math.floor(this.#span(from, { datatype }, inPlace ? 'recvbuf' : 'sendbuf').count / this.ch.size) : requireCount(options.count, 'count');
+    const send = inPlace ? undefined : this.#span(sendbuf, { datatype, count: per * this.ch.size }, 'sendbuf');
     const recv = this.#span(recvbuf, { datatype, count: per * this.ch.size }, 'recvbuf');
     const layout = uniformLayout(per * datatype.size);
     const sendBytes = send === undefined ? this.#snapshot(recv) : packed(send, true);
@@ -375,10 +376,11 @@ export class Collectives {
     rdispls: readonly number[] | null,
     options: BufferOptions = {},
   ): Promise<void> {
-    const datatype = this.#datatype(sendbuf === IN_PLACE ? recvbuf : sendbuf, options.datatype);
-    const s = sendbuf === IN_PLACE ? undefined : this.#vector(sendCounts, sdispls, 'sendCounts', 'sdispls', datatype.size);
+    const inPlace = sendbuf === IN_PLACE;
+    const datatype = this.#datatype(inPlace ? recvbuf : sendbuf, options.datatype);
+    const s = inPlace ? undefined : this.#vector(sendCounts, sdispls, 'sendCounts', 'sdispls', datatype.size);
     const r = this.#vector(recvCounts, rdispls, 'recvCounts', 'rdispls', datatype.size);
-    const send = sendbuf === IN_PLACE ? undefined : this.#span(sendbuf, { datatype, count: s!.extent }, 'sendbuf');
+    const send = s === undefined ? undefined : this.#span(sendbuf as ArrayBufferView, { datatype, count: s.extent }, 'sendbuf');
     const recv = this.#span(recvbuf, { datatype, count: r.extent }, 'recvbuf');
     const sendBytes = send === undefined ? this.#snapshot(recv) : packed(send, true);
     const recvBytes = packed(recv, true);

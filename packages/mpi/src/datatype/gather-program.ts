@@ -131,13 +131,6 @@ export function segments(p: GatherProgram, count: number, baseOffset: number, ma
   return sink;
 }
 
-/** The bytes `count` elements of `p` touch, from their origin: [first, end); [0, 0) when none. */
-export function reach(p: GatherProgram, count: number): { first: number; end: number } {
-  if (count === 0 || p.size === 0) return { first: 0, end: 0 };
-  const spread = (count - 1) * p.extent;
-  return { first: p.minOffset + Math.min(0, spread), end: p.maxOffset + Math.max(0, spread) };
-}
-
 /**
  * Where `count` elements of `p` lie for a buffer `view`: the bytes they may touch and the origin's
  * offset in them. The origin is the view's first byte. Data before the origin (a negative true
@@ -146,7 +139,12 @@ export function reach(p: GatherProgram, count: number): { first: number; end: nu
  * call may touch there. ERR_BUFFER, naming `argument`, when they do not fit.
  */
 export function elementRegion(p: GatherProgram, count: number, view: Uint8Array, argument: string): { bytes: Uint8Array; offset: number } {
-  const { first, end } = reach(p, count);
+  // The bytes they touch, from the origin: [first, end); [0, 0) when none. Locals, not an object:
+  // this runs for every send and receive.
+  const none = count === 0 || p.size === 0;
+  const spread = (count - 1) * p.extent;
+  const first = none ? 0 : p.minOffset + Math.min(0, spread);
+  const end = none ? 0 : p.maxOffset + Math.max(0, spread);
   if (first < -view.byteOffset || end > view.length) {
     const room = first < 0 ? ` (and ${view.byteOffset} before it in its ArrayBuffer)` : '';
     throw new MpiError(ErrorClass.ERR_BUFFER, `${argument} holds ${view.length} bytes${room}, but ${count} elements of this type touch bytes [${first}, ${end}) from its first byte`, { argument });
