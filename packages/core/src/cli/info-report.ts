@@ -134,19 +134,23 @@ export function selectedProviderProblem(report: InfoReport): string | undefined 
   const selected = report.providers.find((p) => p.selected);
   if (selected === undefined) return `provider "${report.selectedProvider}" is not in the registry`;
   if (!selected.loaded) return `the selected provider "${selected.key}" cannot be loaded`;
-  const bad = selected.parameters.filter((p) => p.error !== undefined).map((p) => p.key);
-  if (bad.length > 0) return `the selected provider "${selected.key}" has invalid parameters: ${bad.join(', ')}`;
-  if (selected.unknownKeys.length > 0) return `the selected provider "${selected.key}" has no setting ${describeUnknownKeys(selected.unknownKeys)}`;
-  return undefined;
+  return settingsProblem(`the selected provider "${selected.key}"`, 'parameters', selected.parameters, selected.unknownKeys);
 }
 
 /** Why an installed library's settings would stop a job (a bad value, an undeclared key), or undefined. */
 export function librarySettingsProblem(report: InfoReport): string | undefined {
   for (const l of report.libraries) {
-    const bad = l.parameters.filter((p) => p.error !== undefined).map((p) => p.key);
-    if (bad.length > 0) return `library ${l.library} has invalid settings: ${bad.join(', ')}`;
-    if (l.unknownKeys.length > 0) return `library ${l.library} has no setting ${describeUnknownKeys(l.unknownKeys)}`;
+    const problem = settingsProblem(`library ${l.library}`, 'settings', l.parameters, l.unknownKeys);
+    if (problem !== undefined) return problem;
   }
+  return undefined;
+}
+
+/** `owner`'s invalid values first, then the keys it does not declare; undefined when neither. */
+function settingsProblem(owner: string, noun: string, parameters: readonly ParameterInfo[], unknownKeys: readonly UnknownKey[]): string | undefined {
+  const bad = parameters.filter((p) => p.error !== undefined).map((p) => p.key);
+  if (bad.length > 0) return `${owner} has invalid ${noun}: ${bad.join(', ')}`;
+  if (unknownKeys.length > 0) return `${owner} has no setting ${describeUnknownKeys(unknownKeys)}`;
   return undefined;
 }
 

@@ -109,15 +109,13 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       const flags = request.provider === undefined ? {} : { provider: request.provider };
       const config = await DaplConfig.load({ env: io.env, cwd: io.cwd, flags, configFile: request.configFile });
       const registry = await createProviderRegistry(config);
-      registry.lookup(config.providerKey); // an unknown key is a configuration error (3) before anything starts
+      // An unknown key is a configuration error (3) before anything starts (load looks it up first).
       const provider = await registry.load(config.providerKey);
       // So is a setting the provider or an installed library does not declare, and a bad value of
       // one it does: every rank would stop on it.
-      config.requireKnownKeys(provider.name, provider.parameters, `provider ${provider.name}`);
-      config.resolveSection(provider.name, provider.parameters);
+      config.resolveDeclaredSection(provider.name, provider.parameters, `provider ${provider.name}`);
       for (const library of await loadLibrarySections()) {
-        config.requireKnownKeys(library.name, library.parameters, `library ${packageName(library.specifier)}`);
-        config.resolveSection(library.name, library.parameters);
+        config.resolveDeclaredSection(library.name, library.parameters, `library ${packageName(library.specifier)}`);
       }
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;

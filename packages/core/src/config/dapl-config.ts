@@ -139,6 +139,15 @@ export class DaplConfig {
   }
 
   /**
+   * `resolveSection` for a section whose owner (`owner`: "provider tcp") refuses what it does not
+   * declare: a key none of `specs` declares, then a bad value, is DatError INVALID_PARAMETER.
+   */
+  resolveDeclaredSection(section: string, specs: readonly ParameterSpec[], owner: string): ResolvedSection {
+    this.requireKnownKeys(section, specs, owner);
+    return this.resolveSection(section, specs);
+  }
+
+  /**
    * DatError INVALID_PARAMETER naming the first key set for `section` that none of `specs` declares
    * (all of them, with their sources, and the declared ones in the message); `owner` says whose
    * section it is ("provider tcp"). A misspelt setting silently ignored would look like one that

@@ -15,8 +15,7 @@ import { localProcesses } from '../runtime/local-processes.js';
  * that does nothing.
  */
 export async function openInterfaceAdapter(provider: DatProvider, config: DaplConfig, runtime: Runtime, root: Logger, jobKey = config.jobKey): Promise<InterfaceAdapter> {
-  config.requireKnownKeys(provider.name, provider.parameters, `provider ${provider.name}`);
-  const { values } = config.resolveSection(provider.name, provider.parameters);
+  const { values } = config.resolveDeclaredSection(provider.name, provider.parameters, `provider ${provider.name}`);
   return provider.openIa(
     {
       name: config.providerKey,
