@@ -85,7 +85,7 @@ export class HwRendezvous {
   /** The members of the open round on `nodes` that have not come (none when no round is open). */
   absent(nodes: readonly number[]): number[] {
     const meeting = this.meetings.get(nodes.join(','));
-    return meeting === undefined ? [] : nodes.filter((n) => !meeting.waiters.has(n) && !meeting.withdrawn.has(n));
+    return meeting === undefined ? [] : absentFrom(meeting, nodes);
   }
 
   /**
@@ -96,7 +96,7 @@ export class HwRendezvous {
   withdraw(nodes: readonly number[], node: number): number[] | undefined {
     const meeting = this.meetings.get(nodes.join(','));
     if (meeting === undefined || !meeting.waiters.has(node)) return undefined;
-    const missing = this.absent(nodes);
+    const missing = absentFrom(meeting, nodes);
     meeting.waiters.delete(node);
     meeting.withdrawn.add(node);
     if (meeting.waiters.size === 0) this.meetings.delete(meeting.key);
@@ -162,4 +162,9 @@ function released(r: Release): void {
     w.arrival.clock.advanceTo(r.atNs);
     w.resolve();
   }
+}
+
+/** The members of `meeting`'s round that have not come, and did not come and give up. */
+function absentFrom(meeting: Meeting, nodes: readonly number[]): number[] {
+  return nodes.filter((n) => !meeting.waiters.has(n) && !meeting.withdrawn.has(n));
 }

@@ -55,8 +55,7 @@ export class CombufDataPath extends SimDataPathBase<CombufEndpoint, Flight> {
   }
 
   /** `f`, a send, found no receive: park it and everything after it. */
-  park(f: Flight): void {
-    this.stall(f.req);
+  protected hold(f: Flight): void {
     this.parked = f;
   }
 }
@@ -86,9 +85,7 @@ function arrives(f: Flight): void {
   if (req.op === 'send') {
     const recv = dst.takeRecvBy(now);
     if (recv === undefined) {
-      f.path.park(f);
-      dst.announceLaterRecv();
-      return;
+      return f.path.stalledOnRecv(f, now);
     }
     if (recv.length < req.length) {
       fabric.kernel.schedule(now, targetDone, { f, recv, recvStatus: DtoStatus.LOCAL_LENGTH });

@@ -61,8 +61,8 @@ export class IbDataPath extends SimDataPathBase<IbEndpoint, Flight> {
 
   // ---- called from the events -------------------------------------------------------------
 
-  onRnr(f: Flight, atNs: number): void {
-    this.stall(f.req);
+  /** The target had no receive for `f` (RNR NAK) at `atNs`: retry on the RNR timer, or give up. */
+  protected hold(f: Flight, atNs: number): void {
     const { rnrRetries, rnrTimerNs } = this.fabric.params;
     if (rnrRetries === RNR_RETRY_FOREVER) {
       this.rnr = { f, since: atNs, giveUp: 0 };
@@ -122,9 +122,7 @@ function arrives(f: Flight): void {
   if (req.op === 'send') {
     const recv = dst.takeRecvBy(now);
     if (recv === undefined) {
-      f.path.onRnr(f, now);
-      dst.announceLaterRecv();
-      return;
+      return f.path.stalledOnRecv(f, now);
     }
     if (recv.length < req.length) {
       fabric.kernel.schedule(now + fabric.params.pciWriteLatencyNs, targetDone, { f, recv, recvStatus: DtoStatus.LOCAL_LENGTH });

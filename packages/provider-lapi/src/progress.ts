@@ -52,8 +52,7 @@ export class LapiDataPath extends SimDataPathBase<LapiEndpoint, Flight> {
   }
 
   /** The header handler found no posted receive for `f` at `atNs`. */
-  refused(f: Flight, atNs: number): void {
-    this.stall(f.req);
+  protected hold(f: Flight, atNs: number): void {
     this.stalled = { f, since: atNs };
   }
 }
@@ -86,9 +85,7 @@ function arrives(f: Flight): void {
     // The header handler picks the posted receive as the buffer to assemble into.
     const recv = dst.takeRecvBy(now);
     if (recv === undefined) {
-      f.path.refused(f, now + fabric.params.headerHandlerNs);
-      dst.announceLaterRecv();
-      return;
+      return f.path.stalledOnRecv(f, now + fabric.params.headerHandlerNs);
     }
     if (recv.length < req.length) {
       fabric.kernel.schedule(now + fabric.params.headerHandlerNs, targetDone, { f, recv, recvStatus: DtoStatus.LOCAL_LENGTH });

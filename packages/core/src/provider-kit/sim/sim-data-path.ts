@@ -137,8 +137,22 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
     }
   }
 
+  /**
+   * `f`, a send, found no receive at its target at `atNs`: it stalls, the provider records how it
+   * goes again (`hold`), and the target tells this path of a receive posted later on its own clock
+   * (`announceLaterRecv`), as if that post had come after the stall.
+   */
+  stalledOnRecv(f: F, atNs: number): void {
+    this.stall(f.req);
+    this.hold(f, atNs);
+    f.dst.announceLaterRecv();
+  }
+
+  /** The provider's state for a stalled send `f` (a timer, a parked flight), from `atNs`. */
+  protected abstract hold(f: F, atNs: number): void;
+
   /** `stalled` found no receive: its flights and those behind it become stale, and new requests wait for `resume`. */
-  protected stall(stalled: DtoRequest): void {
+  private stall(stalled: DtoRequest): void {
     this.blocked = true;
     for (let i = this.#indexOf(stalled), r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) this.reissues.set(r, (this.reissues.get(r) ?? 0) + 1);
   }

@@ -111,7 +111,8 @@ export abstract class SimEndpoint extends EndpointBase {
     this.completeRequest(status, reason);
   }
 
-  override takeRecv(): PostedRecv | undefined {
+  // Protected: a send takes its receive through `takeRecvBy`, which keeps the posting times in step.
+  protected override takeRecv(): PostedRecv | undefined {
     const recv = super.takeRecv();
     if (recv !== undefined) {
       this.recvPostedAt.shift();
@@ -122,7 +123,7 @@ export abstract class SimEndpoint extends EndpointBase {
 
   /**
    * The oldest posted receive for a send arriving at `atNs`, if it was posted by then; else
-   * undefined, and the send finds no receive: the provider stalls it, then `announceLaterRecv`.
+   * undefined, and the send finds no receive: the provider calls its path's `stalledOnRecv`.
    */
   takeRecvBy(atNs: number): PostedRecv | undefined {
     const postedAt = this.recvPostedAt.peek();
