@@ -79,7 +79,6 @@ export class TcpConnection implements InputTarget {
   private clientNonce: Uint8Array | undefined;
   private buffered = 0;
   private gracefulClose = false;
-  private probeTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     readonly socket: Socket,
@@ -146,13 +145,12 @@ export class TcpConnection implements InputTarget {
   /** Client: the data path starts once ACCEPT arrived (the endpoint calls this from `accepted`). */
   open(host: DataPathHost): DataPath {
     this.phase = Phase.Open;
-    this.data = new DataPath(this.socket, host, this.options.copyThreshold, () => this.resumeInput());
+    this.data = new DataPath(this.socket, host, this.options.copyThreshold, () => this.resumeInput(), this.options.probeMs);
     return this.data;
   }
 
   /** Drop the socket now (abrupt disconnect, free, IA close, failed handshake). */
   destroy(): void {
-    this.stopProbing();
     this.data?.stop();
     this.socket.destroy();
   }
@@ -176,22 +174,9 @@ export class TcpConnection implements InputTarget {
     if (!this.decoder.paused || this.decoder.retainedBytes < HELD_INPUT_BYTES) return true;
     if (!this.socket.isPaused()) {
       this.socket.pause();
-      this.startProbing();
+      this.data?.startProbing();
     }
     return false;
-  }
-
-  private startProbing(): void {
-    if (this.options.probeMs <= 0 || this.probeTimer !== undefined || this.data === undefined) return;
-    const data = this.data;
-    this.probeTimer = setInterval(() => data.probe(), this.options.probeMs);
-    this.probeTimer.unref();
-  }
-
-  private stopProbing(): void {
-    if (this.probeTimer === undefined) return;
-    clearInterval(this.probeTimer);
-    this.probeTimer = undefined;
   }
 
   get holdsInput(): boolean {
@@ -206,7 +191,7 @@ export class TcpConnection implements InputTarget {
       return;
     }
     if (!this.decoder.paused && this.socket.isPaused() && !this.socket.destroyed) {
-      this.stopProbing();
+      this.data?.stopProbing();
       this.socket.resume();
     }
     this.trackBuffered();
@@ -312,7 +297,6 @@ export class TcpConnection implements InputTarget {
   private finish(graceful: boolean, reason: string): void {
     if (this.phase === Phase.Closed && this.events === DEAD) return;
     this.phase = Phase.Closed;
-    this.stopProbing();
     this.data?.stop();
     if (this.buffered !== 0) {
       this.adjustBuffered(-this.buffered);

@@ -93,6 +93,8 @@ export class DataPath {
    */
   private halfClosed = false;
   private closed = false;
+  /** Writes a probe every `probeMs` while the connection's input is paused (`startProbing`). */
+  private probeTimer: ReturnType<typeof setInterval> | undefined;
   /** Whether the frame being handled carries ACK_REQUEST (read by its sink at the end). */
   frameRequestsAck = false;
   /** Why incoming frames are paused, if they are. */
@@ -108,6 +110,8 @@ export class DataPath {
     readonly host: DataPathHost,
     copyThreshold: number,
     private readonly resumeInput: () => void,
+    /** How often to probe while input is paused (ms; 0: never). */
+    private readonly probeMs = 0,
   ) {
     this.writer = new FrameWriter(socket, copyThreshold);
     this.flushBytes = socket.writableHighWaterMark;
@@ -144,6 +148,19 @@ export class DataPath {
     this.flush();
   }
 
+  /** The connection paused its input: probe every `probeMs` until it resumes (`stopProbing`) or stops. */
+  startProbing(): void {
+    if (this.probeMs <= 0 || this.probeTimer !== undefined || this.closed) return;
+    this.probeTimer = setInterval(() => this.probe(), this.probeMs);
+    this.probeTimer.unref();
+  }
+
+  stopProbing(): void {
+    if (this.probeTimer === undefined) return;
+    clearInterval(this.probeTimer);
+    this.probeTimer = undefined;
+  }
+
   /** Graceful close: what is queued goes out, then DISCONNECT and a half-close. */
   close(): void {
     this.closing = true;
@@ -153,6 +170,7 @@ export class DataPath {
   /** Stop for good (the socket is gone); queued requests are flushed by the endpoint. */
   stop(): void {
     this.closed = true;
+    this.stopProbing();
     this.unsent.drain();
     this.responses.drain();
     // A receive taken for a SEND whose payload never finished is no longer on the endpoint's
