@@ -42,17 +42,17 @@ export interface Hello {
   readonly privateData: Uint8Array;
 }
 
-export interface Accept {
-  /** `acceptProof(jobKey, serverNonce, clientNonce)`. */
+/** The server's answer to a HELLO, ACCEPT or REJECT: its proof, then its private data. */
+interface Answer {
   readonly proof: Uint8Array;
   readonly privateData: Uint8Array;
 }
 
-export interface Reject {
-  /** `rejectProof(jobKey, serverNonce, clientNonce)`: only a server of the job can turn a client away. */
-  readonly proof: Uint8Array;
-  readonly privateData: Uint8Array;
-}
+/** `proof`: `acceptProof(jobKey, serverNonce, clientNonce)`. */
+export type Accept = Answer;
+
+/** `proof`: `rejectProof(jobKey, serverNonce, clientNonce)`: only a server of the job can turn a client away. */
+export type Reject = Answer;
 
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -178,7 +178,7 @@ export function decodeHello(bytes: Uint8Array): Hello | FrameError {
   return { version, clientNonce, proof, connQual, address, privateData };
 }
 
-/** ACCEPT and REJECT alike: the server's proof, then its private data. */
+/** ACCEPT and REJECT alike (private data optional on the way out). */
 function encodeAnswer(answer: { proof: Uint8Array; privateData?: Uint8Array }, name: 'accept' | 'reject'): Uint8Array {
   checkBytes(answer.proof, `${name}.proof`, PROOF_SIZE);
   const privateData = checkPrivateData(answer.privateData, `${name}.privateData`);
@@ -189,7 +189,7 @@ function encodeAnswer(answer: { proof: Uint8Array; privateData?: Uint8Array }, n
   return w.bytes;
 }
 
-function decodeAnswer(bytes: Uint8Array, frame: 'ACCEPT' | 'REJECT'): { proof: Uint8Array; privateData: Uint8Array } | FrameError {
+function decodeAnswer(bytes: Uint8Array, frame: 'ACCEPT' | 'REJECT'): Answer | FrameError {
   const r = new ByteReader(bytes, frame);
   const proof = r.bytes(PROOF_SIZE, 'proof');
   const privateDataLength = r.u16('private data length');
