@@ -100,6 +100,16 @@ describe('dapl usage errors', () => {
     expect(r.stderr).toContain("Run 'dapl info --help'");
   });
 
+  it.each([
+    [['info', '--provider'], 'option --provider needs a value'],
+    [['info', '--provider', '--json'], "option --provider needs a value, got the option '--json' (if that is the value, write --provider=--json)"],
+    [['info', 'extra'], "unexpected argument 'extra': dapl info takes none"],
+    [['info', '--json=1'], 'option --json takes no value, got "1"'],
+    [['info', '--config', 'a.json', '--config', 'b.json'], 'option --config given twice ("a.json" and "b.json"); give it once'],
+  ])('%j is said in dapl terms, not parseArgs ones: %s', async (argv, message) => {
+    expect(await run(argv)).toEqual({ code: 2, stdout: '', stderr: `dapl info: ${message}\nRun 'dapl info --help' for usage.\n` });
+  });
+
   it('a missing flag value, a stray positional, no command, and help for an unknown command exit 2', async () => {
     expect((await run(['info', '--provider'])).code).toBe(2);
     expect((await run(['info', 'extra'])).code).toBe(2);

@@ -194,11 +194,11 @@ describe('in-process jobs: failures end the job as with processes', () => {
     expect(rejections().sort()).toEqual([`rank 0: ${DatStatus.ABORT}`, `rank 2: ${DatStatus.ABORT}`]);
   });
 
-  it('SIGINT ends the job: exit 130; one job at a time in a process', async () => {
-    const signals = new EventEmitter();
+  /** Two ranks that hang once rank 1 is ready; `running` resolves then. */
+  function hangingJob(signals: EventEmitter): { job: Promise<number>; running: Promise<void>; output: { stdout: string; stderr: string } } {
     let ready: () => void = () => undefined;
     const running = new Promise<void>((resolve) => (ready = resolve));
-    let stdout = '';
+    const output = { stdout: '', stderr: '' };
     const job = runInProcess({
       program: 'misbehaves.mjs',
       args: ['hang'],
@@ -211,18 +211,34 @@ describe('in-process jobs: failures end the job as with processes', () => {
       timeoutS: 20,
       stdout: {
         write: (t: string) => {
-          stdout += t;
+          output.stdout += t;
           if (/rank 1 ready/.test(t)) ready();
         },
       },
-      stderr: { write: () => undefined },
+      stderr: { write: (t: string) => void (output.stderr += t) },
     });
+    return { job, running, output };
+  }
+
+  it('SIGINT ends the job: exit 130; one job at a time in a process', async () => {
+    const signals = new EventEmitter();
+    const { job, running, output } = hangingJob(signals);
     await running;
     await expect(run('misbehaves.mjs', ['plain'])).rejects.toMatchObject({ status: DatStatus.INVALID_STATE, message: expect.stringMatching(/another in-process job is running/) });
     signals.emit('SIGINT', 'SIGINT');
     expect(await job).toBe(130);
-    expect(stdout).toContain('rank 1 ready');
+    expect(output.stdout).toContain('rank 1 ready');
     expect(signals.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('SIGHUP (a closed terminal) ends the job too: exit 129 and one line naming it', async () => {
+    const signals = new EventEmitter();
+    const { job, running, output } = hangingJob(signals);
+    await running;
+    signals.emit('SIGHUP', 'SIGHUP');
+    expect(await job).toBe(129);
+    expect(output.stderr).toMatch(/^dapl run: received SIGHUP after [\d.]+ s/m);
+    expect(signals.listenerCount('SIGHUP')).toBe(0);
   });
 });
 

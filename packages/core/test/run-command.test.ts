@@ -52,6 +52,11 @@ describe('dapl run: bad input', () => {
     [[hello], '-n N is required: the number of ranks, an integer from 1 to 1024'],
     [['-n', '2'], 'no program given: expected dapl run -n N [options] [--] program.mjs [args...]'],
     [['-n', '2', '--timeout', 'never', hello], '--timeout must be a number of seconds greater than 0 and at most 2147483, got "never"'],
+    [['-n'], 'option -n/--np needs a value'],
+    [['-n', '2', '-n', '3', hello], 'option -n/--np given twice ("2" and "3"); give it once'],
+    [['--np=2', '--provider', 'tcp', '--provider=ib', hello], 'option --provider given twice ("tcp" and "ib"); give it once'],
+    [['--bogus', hello], "unknown option '--bogus'; dapl run takes -n/--np, --provider, --config, --tag-output, --timeout, --in-process, -h/--help"],
+    [['-n', '2', '--tag-output=yes', hello], 'option --tag-output takes no value, got "yes"'],
   ])('%j is a usage error (2): %s', async (argv, message) => {
     expect(await run(['run', ...argv])).toEqual({ code: RunExitCode.USAGE, stdout: '', stderr: `dapl run: ${message}\n${POINTER}` });
   });

@@ -17,12 +17,8 @@ import { jobEnvironment, newJobKey, PMI_FD_NUMBER } from '../launcher/rank-envir
 import type { SpawnRank } from '../launcher/rank-process.js';
 import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
 import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
+import { JOB_SIGNALS } from '../launcher/job-signals.js';
 
-/**
- * The launcher's own signals that are forwarded to the ranks. SIGHUP too: the ranks run in their
- * own process groups, so a closed terminal would otherwise leave them running.
- */
-const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 const RUN_DESCRIPTION = [
   'Starts N node processes running program.mjs, serves them PMI-1 (so each gets its rank, the job size',
@@ -167,7 +163,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       );
       const signals = deps.signals ?? process;
       const onSignal = (signal: NodeJS.Signals): void => job.interrupt(signal);
-      for (const s of FORWARDED_SIGNALS) signals.on(s, onSignal);
+      for (const s of JOB_SIGNALS) signals.on(s, onSignal);
       // A closed pipe on our output: nobody reads the ranks' output, so stop them as a shell
       // pipeline would (exit 141), instead of crashing on the write error and leaving them running.
       const onOutputError = (error: NodeJS.ErrnoException): void => {
@@ -178,7 +174,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       try {
         return exitCodeOf(await job.run());
       } finally {
-        for (const s of FORWARDED_SIGNALS) signals.off(s, onSignal);
+        for (const s of JOB_SIGNALS) signals.off(s, onSignal);
         for (const o of outputs) o.off('error', onOutputError);
         // Stop reading our stdin, so that an open terminal or pipe does not keep `dapl` alive.
         if (stdin === process.stdin) stdin.pause();

@@ -13,13 +13,14 @@ import type { SimKernel } from '../../sim/sim-kernel.js';
 import { isSimulatedProvider } from '../../sim/simulated-provider.js';
 import { RunExitCode } from '../exit-codes.js';
 import { realLauncherClock, type LauncherClock } from '../launcher-clock.js';
+import { JOB_SIGNALS } from '../job-signals.js';
 import { jobEnvironment, newJobKey } from '../rank-environment.js';
 import { MAX_RANKS, MAX_TIMEOUT_SECONDS } from '../run-arguments.js';
 import { inProcessExitCode } from './in-process-outcome.js';
 import { kernelDriver, simReportLine, type KernelDriver } from './kernel-driver.js';
 import { InProcessJob, type ImportProgram, type RunRanks } from './in-process-job.js';
 
-/** Where SIGINT/SIGTERM are heard: `process`, or a test's emitter. */
+/** Where SIGINT, SIGTERM and SIGHUP are heard: `process`, or a test's emitter. */
 export interface InterruptSource {
   on(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
   off(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
@@ -51,15 +52,13 @@ export interface RunInProcessOptions {
   readonly env?: Environment;
   /** Default `process.cwd()`. */
   readonly cwd?: string;
-  /** SIGINT and SIGTERM heard here end the job (exit 130 / 143). */
+  /** SIGINT, SIGTERM and SIGHUP heard here end the job (exit 130 / 143 / 129). */
   readonly signals?: InterruptSource;
   /** Default `import()`; tests that run core's sources through their own loader pass Node's. */
   readonly importProgram?: ImportProgram;
   /** Default: real time. */
   readonly launcherClock?: LauncherClock;
 }
-
-const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /** `DAPL_SIM_REPORT=1`: after a simulated job, one line on stderr with its virtual end time and events/s. */
 export const SIM_REPORT_VARIABLE = SIM_REPORT_ENV;
@@ -100,7 +99,7 @@ export async function runInProcess(options: RunInProcessOptions): Promise<number
     },
   );
   const onSignal = (signal: NodeJS.Signals): void => job.interrupt(signal);
-  for (const s of FORWARDED_SIGNALS) options.signals?.on(s, onSignal);
+  for (const s of JOB_SIGNALS) options.signals?.on(s, onSignal);
   try {
     const code = inProcessExitCode(await job.run());
     if (sim !== undefined && env[SIM_REPORT_VARIABLE] === '1') {
@@ -108,7 +107,7 @@ export async function runInProcess(options: RunInProcessOptions): Promise<number
     }
     return code;
   } finally {
-    for (const s of FORWARDED_SIGNALS) options.signals?.off(s, onSignal);
+    for (const s of JOB_SIGNALS) options.signals?.off(s, onSignal);
   }
 }
 
