@@ -1,6 +1,7 @@
 // FMPL broadcast from every root in turn, 8 KiB and 1 MiB, with the time per broadcast on the rank's
 // clock and the path it took (SR8000 hardware broadcast on combuf when the ranks form a rectangle or
-// hypercube of the crossbar, else a binary tree of FMPL sends).
+// hypercube of the crossbar, else a binary tree of FMPL sends). On tcp these are single broadcasts
+// while V8 still compiles their path, several times the steady state: bench/fmpl.mjs gives that.
 //
 //   npx dapl run -n 4 examples/fmpl-bcast.mjs
 //   npx dapl run -n 16 --provider combuf examples/fmpl-bcast.mjs

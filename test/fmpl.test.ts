@@ -65,7 +65,8 @@ describe('FMPL, more', () => {
     ]);
     ok(suiteRun, 2);
     expect(pingpong.code, pingpong.stderr).toBe(0);
-    expect(pingpong.stdout).toMatch(/^fmpl-pingpong: 1048576 B ok, [0-9.]+ us one way on tcp$/m);
+    expect(pingpong.stdout).toMatch(/^fmpl-pingpong: 1 B ok, [0-9.]+ us one way on tcp \(mean of 2000\)$/m);
+    expect(pingpong.stdout).toMatch(/^fmpl-pingpong: 1048576 B ok, [0-9.]+ us one way on tcp \(mean of 20\)$/m);
     expect(bcast.code, bcast.stderr).toBe(0);
     expect(bcast.stdout).toMatch(/^fmpl-bcast: 8192 B from each of 16 roots ok, [0-9.]+ us each on combuf \(hardware\)$/m);
   });
