@@ -5,7 +5,8 @@
 // up to 8 MB on all ranks (877 MB/s hardware), and 4-byte latency with 200 receives outstanding
 // (9.9 µs). On combuf the times are virtual and come out of the model's hardware figures (TCW-reused
 // DMA 4.7 µs, TCW creation, the 1000 MB/s link, the 8 µs barrier); on tcp they are wall-clock, each
-// ping-pong figure the median of 7 rounds of up to 1,000 messages.
+// figure the median of 7 rounds of up to 1,000 messages, after untimed rounds for the paths the
+// ping-pongs do not warm (200 outstanding, barrier, broadcast).
 //
 //   node bench/fmpl.mjs [--provider combuf|tcp|ib|lapi] [-n 16] [--collectives-only] [--software]
 import { parseArgs } from 'node:util';
@@ -36,18 +37,23 @@ async function benchmark() {
   const us = (s) => (s * 1e6).toFixed(2);
   const virtual = ['combuf', 'ib', 'lapi'].includes(fmpl.provider);
   out(`# FMPL on ${fmpl.provider} (${size} ranks; ${virtual ? 'virtual time' : 'wall clock'}), beside seed 001's SR8000 figures`);
-  // Virtual time is exact in 20; on a wall clock V8 runs a path unoptimized for its first ~1,000
-  // messages, so small messages repeat up to 1,000 times (64 MiB a size at most, 20 at least).
+  // Virtual time is exact in 20; on a wall clock small messages repeat up to 1,000 times a round
+  // (64 MiB a size at most, 20 at least).
   const repsFor = (n) => (virtual ? 20 : Math.max(20, Math.min(1000, Math.floor((64 << 20) / Math.max(n, 1)))));
+  // In virtual time one round is exact. On a wall clock, `untimed` rounds first (V8 compiles a path
+  // over its first few thousand messages: bench/RESULTS.md, session 20), then the median of 7.
+  const warmMedian = async (round, untimed) => {
+    if (virtual) return round();
+    for (let i = 0; i < untimed; i++) await round();
+    const times = [];
+    for (let i = 0; i < 7; i++) times.push(await round());
+    return median(times);
+  };
 
   if (!values['collectives-only'] && size >= 2 && rank < 2) {
     const peer = 1 - rank;
     // Ping-pong: one-way = half the round trip; on a wall clock the median of 7 rounds.
-    const pingPong = async (n, advance) => {
-      const times = [];
-      for (let round = 0; round < (virtual ? 1 : 7); round++) times.push(await pingPongRound(n, advance));
-      return median(times);
-    };
+    const pingPong = (n, advance) => warmMedian(() => pingPongRound(n, advance), 0);
     const pingPongRound = async (n, advance) => {
       const buf = new Uint8Array(n);
       if (advance) fmpl.irecv(buf, peer, 1);
@@ -88,40 +94,49 @@ async function benchmark() {
     // 200 receives outstanding on different indexes; each message then finds its header at once.
     const bufs = Array.from({ length: OUTSTANDING }, () => new Uint8Array(4));
     const ack = new Uint8Array(4);
-    if (rank === 1) bufs.forEach((b, i) => fmpl.irecv(b, peer, 8 + i));
-    // Rank 1 says it has posted them (sender-side matching: a send waits for its receive, so one side sends first).
-    if (rank === 1) await fmpl.send(new Uint8Array(0), peer, 2);
-    else await fmpl.recv(new Uint8Array(0), peer, 2);
-    const start = fmpl.wtime();
-    for (let i = 0; i < OUTSTANDING; i++) {
-      if (rank === 0) {
-        fmpl.irecv(ack, peer, 3);
-        await fmpl.send(bufs[i], peer, 8 + i);
-        await fmpl.irecvWait(peer, 3);
-      } else {
-        await fmpl.irecvWait(peer, 8 + i);
-        await fmpl.send(ack, peer, 3);
+    const outstandingRound = async () => {
+      if (rank === 1) bufs.forEach((b, i) => fmpl.irecv(b, peer, 8 + i));
+      // Rank 1 says it has posted them (sender-side matching: a send waits for its receive, so one side sends first).
+      if (rank === 1) await fmpl.send(new Uint8Array(0), peer, 2);
+      else await fmpl.recv(new Uint8Array(0), peer, 2);
+      const start = fmpl.wtime();
+      for (let i = 0; i < OUTSTANDING; i++) {
+        if (rank === 0) {
+          fmpl.irecv(ack, peer, 3);
+          await fmpl.send(bufs[i], peer, 8 + i);
+          await fmpl.irecvWait(peer, 3);
+        } else {
+          await fmpl.irecvWait(peer, 8 + i);
+          await fmpl.send(ack, peer, 3);
+        }
       }
-    }
-    out(`4-byte one-way latency, ${OUTSTANDING} receives outstanding  ${us((fmpl.wtime() - start) / (2 * OUTSTANDING))} us   (seed: 9.9 us)`);
+      return (fmpl.wtime() - start) / (2 * OUTSTANDING);
+    };
+    out(`4-byte one-way latency, ${OUTSTANDING} receives outstanding  ${us(await warmMedian(outstandingRound, 10))} us   (seed: 9.9 us)`);
   }
 
   await fmpl.barrier();
   await fmpl.barrier();
-  let start = fmpl.wtime();
-  const barriers = repsFor(8);
-  for (let i = 0; i < barriers; i++) await fmpl.barrier();
-  out(`barrier  ${us((fmpl.wtime() - start) / barriers)} us`);
+  const barrierRound = async () => {
+    const start = fmpl.wtime();
+    const barriers = repsFor(8);
+    for (let i = 0; i < barriers; i++) await fmpl.barrier();
+    return (fmpl.wtime() - start) / barriers;
+  };
+  out(`barrier  ${us(await warmMedian(barrierRound, 3))} us`);
   out(`  (${fmpl.counters().hwBarriers > 0 ? 'hardware' : 'software'}; seed: 8 us hardware)`);
   const sizes = values['collectives-only'] ? [8192] : [8192, 65536, 1 << 20, 8 << 20];
   for (const n of sizes) {
     const buf = new Uint8Array(n);
     await fmpl.bcast(buf, 0);
-    await fmpl.barrier();
-    start = fmpl.wtime();
-    const bcasts = repsFor(n);
-    for (let i = 0; i < bcasts; i++) await fmpl.bcast(buf, 0);
-    const t = (fmpl.wtime() - start) / bcasts;
+    const bcastRound = async () => {
+      await fmpl.barrier();
+      const start = fmpl.wtime();
+      const bcasts = repsFor(n);
+      for (let i = 0; i < bcasts; i++) await fmpl.bcast(buf, 0);
+      return (fmpl.wtime() - start) / bcasts;
+    };
+    const t = await warmMedian(bcastRound, 2);
     if (n === 8192) out(`bcast 8 KB  ${us(t)} us`);
     else out(`bcast ${String(n).padEnd(9)} ${(n / t / 1e6).toFixed(1)} MB/s${n === 8 << 20 ? '   (seed: 877 MB/s hardware, 16 nodes)' : ''}`);
   }
