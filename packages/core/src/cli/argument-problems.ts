@@ -1,5 +1,12 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { CliOption } from './cli-types.js';
+
+/** The command's options as parseArgs takes them. */
+export function parseArgsOptions(options: readonly CliOption[]): NonNullable<ParseArgsConfig['options']> {
+  const config: NonNullable<ParseArgsConfig['options']> = {};
+  for (const o of options) config[o.name] = o.short === undefined ? { type: o.type } : { type: o.type, short: o.short };
+  return config;
+}
 
 /** How an option is written in a message: `-n/--np` or `--provider`. */
 function spelled(option: CliOption): string {
@@ -13,9 +20,7 @@ function spelled(option: CliOption): string {
  */
 export function firstArgumentProblem(commandName: string, options: readonly CliOption[], args: readonly string[], allowPositionals: boolean): string | undefined {
   const byName = new Map(options.map((o) => [o.name, o]));
-  const config: Record<string, { type: 'string' | 'boolean'; short?: string }> = {};
-  for (const o of options) config[o.name] = o.short === undefined ? { type: o.type } : { type: o.type, short: o.short };
-  const { tokens } = parseArgs({ args: [...args], options: config, strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseArgs({ args: [...args], options: parseArgsOptions(options), strict: false, allowPositionals: true, tokens: true });
   const seen = new Map<string, string>();
   for (const token of tokens) {
     if (token.kind === 'positional') {

@@ -1,9 +1,9 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { parseArgs } from 'node:util';
 import { isDatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
 import { ExitCode, UsageError, type CliCommand, type CliIo, type ParsedArgs } from './cli-types.js';
 import { COMMANDS } from './commands.js';
-import { firstArgumentProblem } from './argument-problems.js';
+import { firstArgumentProblem, parseArgsOptions } from './argument-problems.js';
 import { HELP_OPTION, renderCommandHelp, renderGeneralHelp } from './help.js';
 import { coreVersion } from './version.js';
 
@@ -51,14 +51,12 @@ export async function runCli(argv: readonly string[], options: RunCliOptions = {
 
 function parseCommandArgs(command: CliCommand, args: readonly string[]): ParsedArgs {
   const all = [...command.options, HELP_OPTION];
-  const options: NonNullable<ParseArgsConfig['options']> = {};
-  for (const o of all) options[o.name] = o.short === undefined ? { type: o.type } : { type: o.type, short: o.short };
   const [own, passedOn] = command.optionsEndAtFirstPositional === true ? splitAtFirstPositional(command, args) : [args, []];
   const allowPositionals = (command.positionals ?? []).length > 0;
   const problem = firstArgumentProblem(command.name, all, own, allowPositionals);
   if (problem !== undefined) throw new UsageError(problem, command.name);
   try {
-    const { values, positionals } = parseArgs({ args: [...own], options, strict: true, allowPositionals });
+    const { values, positionals } = parseArgs({ args: [...own], options: parseArgsOptions(all), strict: true, allowPositionals });
     return { values: values as ParsedArgs['values'], positionals: [...positionals, ...passedOn] };
   } catch (error) {
     // Anything firstArgumentProblem does not word: Node's message, still a usage error.

@@ -19,7 +19,6 @@ import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
 import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
 import { JOB_SIGNALS } from '../launcher/job-signals.js';
 
-
 const RUN_DESCRIPTION = [
   'Starts N node processes running program.mjs, serves them PMI-1 (so each gets its rank, the job size',
   'and the key-value space through its runtime), forwards their output, and ends the whole job when one',
