@@ -38,8 +38,9 @@ bandwidth ratio MPI / DAT, and the same against the DAT write stream (DATw: '-' 
   --skip N           untimed windows that open each block (default 1: a block's first window
                      starts from the sync between blocks, not from the previous window's ack,
                      so MPI's receives are not yet advertised when its sends start)
-  --warmup S         seconds of unmeasured block pairs first, per size (default 3: V8 is still
-                     optimising and deoptimising the message path for the first seconds)
+  --warmup S         seconds of unmeasured block pairs first, per size (default 8: V8 compiles
+                     the message path over its first seconds, MPI's stream for ~4 s on tcp;
+                     with 3, 64 KiB gave 0.80 where 8 gave 0.88-0.90: bench/RESULTS.md, session 20)
   --blocks-out       also print every block's figures
   -h, --help         this text`;
 
@@ -50,7 +51,7 @@ const options = {
   blocks: { type: 'string', default: '40' },
   windows: { type: 'string', default: '30' },
   skip: { type: 'string', default: '1' },
-  warmup: { type: 'string', default: '3' },
+  warmup: { type: 'string', default: '8' },
   'blocks-out': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 };
