@@ -1,6 +1,7 @@
 import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
 import { FmplCode, FmplError } from './errors.js';
 import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
+import { SendSpool, type Spooled } from './send-spool.js';
 import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
 /** User buffers (whole ArrayBuffers) kept registered, least recently used freed first. */
@@ -17,14 +18,6 @@ const SIGNAL_WRITE = { suppressCompletion: true, localCompletion: true } as cons
 interface Waiter {
   resolve(): void;
   reject(error: FmplError): void;
-}
-
-/** A send copied into the send buffer, waiting for its receiver's header (one-copy path). */
-interface Spooled {
-  readonly dst: number;
-  readonly slot: number;
-  readonly bytes: Uint8Array;
-  readonly lmr: Lmr;
 }
 
 /** What a completed receive learned. */
@@ -82,7 +75,7 @@ export class FmplEngine {
   readonly #anyDone: (Waiter | undefined)[];
   /** Per slot: a recv_any is in progress (from its call to its return). */
   readonly #anyReceiving: Uint8Array;
-  #spool: Spooled[] = [];
+  readonly #spool: SendSpool;
   /** Spooled messages sent since the last `flush` asked (they go as soon as their header comes). */
   #sentSinceCheck = 0;
   #flushing: Promise<void> = Promise.resolve();
@@ -116,6 +109,7 @@ export class FmplEngine {
     this.#anyWaiters = new Array(layout.slots);
     this.#anyDone = new Array(cells);
     this.#anyReceiving = new Uint8Array(layout.slots);
+    this.#spool = new SendSpool(runtime.size, layout.slots, layout.count, layout.anySlot);
   }
 
   /** Expose the areas and learn every peer's (collective). */
@@ -147,6 +141,8 @@ export class FmplEngine {
       await this.progress();
       // Wait for the header (an ANY_TAG header wakes every send to that rank: the first one takes it).
       const timeoutNs = this.#sendbuf?.timeoutNs;
+      // A timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
+      if (timeoutNs === 0 && !this.#headerReady(dst, slot)) return this.#spoolCopy(bytes, dst, slot);
       const timedOut = timeoutNs === undefined || this.#headerReady(dst, slot) ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
       while (!this.#headerReady(dst, slot)) {
         const arrived = this.#waitHeader(dst, slot);
@@ -233,7 +229,7 @@ export class FmplEngine {
     sb.used += bytes.length;
     this.counters.oneCopySends++;
     this.#sending[dst * this.layout.slots + slot] = 2; // spooled: in use until it goes out
-    this.#spool.push({ dst, slot, bytes: copy, lmr: sb.lmr });
+    this.#spool.add({ dst, slot, bytes: copy, lmr: sb.lmr });
   }
 
   /**
@@ -247,7 +243,7 @@ export class FmplEngine {
     this.#sentSinceCheck = 0;
     const failed = this.takeSpoolError();
     if (failed !== undefined) throw failed;
-    return { nsend, nspool: this.#spool.length };
+    return { nsend, nspool: this.#spool.size };
   }
 
   /**
@@ -271,19 +267,15 @@ export class FmplEngine {
   }
 
   async #flushNow(): Promise<void> {
-    const waiting: Spooled[] = [];
     const going: Promise<void>[] = [];
-    for (const s of this.#spool) {
-      if (this.#headerReady(s.dst, s.slot)) going.push(this.#sendSpooled(s));
-      else waiting.push(s);
-    }
-    this.#spool = waiting;
+    // #sendSpooled takes its header synchronously (#writeBody's first step), as release needs.
+    this.#spool.release(this.#headerReadyFn, (s) => going.push(this.#sendSpooled(s)));
     this.#spoolWriting += going.length;
     await Promise.all(going);
     this.#spoolWriting -= going.length;
     // Flushes run one at a time (progress chains them), so the writes above were the only ones:
     // the buffer is empty again once nothing waits in it.
-    if (this.#spool.length === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
+    if (this.#spool.size === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
   }
 
   /** One spooled message out; a failure is kept for sendbufCheck, never thrown at whoever flushed. */
@@ -301,17 +293,12 @@ export class FmplEngine {
     }
   }
 
-  /** A header came: a spooled message waiting for it goes now. */
-  #sendSpooledFor(dst: number): void {
-    if (this.#spool.some((s) => s.dst === dst)) void this.progress();
-  }
-
   get spooled(): number {
-    return this.#spool.length;
+    return this.#spool.size;
   }
 
   setSendBuffer(bytes: number, timeoutNs: number): void {
-    const left = this.#spool.length + this.#spoolWriting;
+    const left = this.#spool.size + this.#spoolWriting;
     if (left > 0) throw new FmplError(FmplCode.ERR_SENDBUF, `${left} messages still wait in or are being sent from the send buffer: sendbufCheck() until they have gone`, { argument: 'bytes' });
     this.#sendbuf?.lmr.free();
     this.#sendbuf = { lmr: this.#connections.pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL), used: 0, timeoutNs };
@@ -319,9 +306,11 @@ export class FmplEngine {
 
   /** Wait until every spooled message has gone (finalize): their receivers must post their receives. */
   async drain(): Promise<void> {
-    while (this.#spool.length > 0) {
-      const { dst, slot } = this.#spool[0];
+    for (let s = this.#spool.oldest(); s !== undefined; s = this.#spool.oldest()) {
+      const { dst, slot } = s;
       await this.#declared(`FMPL finalize: spooled send to rank ${dst} on matching area ${slot} waits for its receive`, this.#waitHeader(dst, slot));
+      // Its header is here: released by this progress even if the header's own notice was taken.
+      this.#spool.headerArrived(dst, slot);
       await this.progress();
     }
     await this.#flushing;
@@ -384,7 +373,8 @@ export class FmplEngine {
       switch (signal) {
         case Signal.HEADER: {
           this.#headerIn[cell] = 1;
-          if (this.#spool.length > 0) this.#sendSpooledFor(rank);
+          // A spooled message waiting for this header goes now.
+          if (this.#spool.headerArrived(rank, slot)) void this.progress();
           this.#wake(this.#headerWaiters, cell);
           // A send waiting on a user index also wakes for an ANY_TAG header, and the reverse.
           if (slot === this.layout.anySlot) for (let s = 0; s < this.layout.count; s++) this.#wake(this.#headerWaiters, rank * this.layout.slots + s);
@@ -447,6 +437,8 @@ export class FmplEngine {
     const slots = this.layout.slots;
     return this.#headerIn[dst * slots + slot] !== 0 || (slot < this.layout.count && this.#headerIn[dst * slots + this.layout.anySlot] !== 0);
   }
+
+  readonly #headerReadyFn = (dst: number, slot: number): boolean => this.#headerReady(dst, slot);
 
   #waitHeader(dst: number, slot: number): Promise<'arrived'> {
     if (this.#headerReady(dst, slot)) return Promise.resolve('arrived');

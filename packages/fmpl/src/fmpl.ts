@@ -178,7 +178,7 @@ export class Fmpl {
     return { ...got, source: comm.members.indexOf(got.source) };
   }
 
-  /** fmpl_sendbuf_set: a send buffer of `bytes` and the time (ms, on the rank's clock) a send waits for its header before copying into it. */
+  /** fmpl_sendbuf_set: a send buffer of `bytes` and the time (ms, on the rank's clock) a send waits for its header before copying into it (0: at once). */
   sendbufSet(bytes: number, timeoutMs: number): void {
     this.#check();
     if (!Number.isInteger(bytes) || bytes < 0 || bytes > 2 ** 31 - 1) throw new FmplError(FmplCode.ERR_ARG, `bytes must be an integer in [0, 2^31 - 1], got ${describe(bytes)}`, { argument: 'bytes' });

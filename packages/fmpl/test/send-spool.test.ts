@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import type { Lmr } from '@dapl/core';
+import { SendSpool, type Spooled } from '../src/send-spool.js';
+
+// 3 peers, 4 user indexes, 1 internal one, the wildcard slot last: 6 slots per peer.
+const USER = 4;
+const SLOTS = 6;
+const ANY = 5;
+const lmr = {} as Lmr;
+const spooled = (dst: number, slot: number): Spooled => ({ dst, slot, bytes: new Uint8Array(1), lmr });
+
+/** A spool with a header table: `ready` answers as the engine's #headerReady does, `send` takes the header. */
+function fixture() {
+  const spool = new SendSpool(3, SLOTS, USER, ANY);
+  const headers = new Set<string>();
+  const sent: string[] = [];
+  const ready = (dst: number, slot: number): boolean => headers.has(`${dst}.${slot}`) || (slot < USER && headers.has(`${dst}.${ANY}`));
+  const send = (s: Spooled): void => {
+    const exact = `${s.dst}.${s.slot}`;
+    headers.delete(headers.has(exact) ? exact : `${s.dst}.${ANY}`);
+    sent.push(exact);
+  };
+  const arrive = (dst: number, slot: number): boolean => (headers.add(`${dst}.${slot}`), spool.headerArrived(dst, slot));
+  return { spool, headers, sent, ready, send, arrive };
+}
+
+describe('SendSpool', () => {
+  it("releases a send when its own header comes, and only that one, whatever else is spooled", () => {
+    const f = fixture();
+    for (let slot = 0; slot < USER; slot++) f.spool.add(spooled(1, slot));
+    f.spool.add(spooled(2, 0));
+    expect(f.spool.size).toBe(5);
+    expect(f.arrive(1, 2)).toBe(true);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['1.2']);
+    expect(f.spool.size).toBe(4);
+  });
+
+  it('ignores a header no spooled send waits for (a zero-copy send will take it)', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, 0));
+    expect(f.arrive(0, 0)).toBe(false);
+    expect(f.arrive(1, 3)).toBe(false);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual([]);
+  });
+
+  it('a wildcard header releases the oldest send to that peer on a user index, not one on an internal index', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, USER)); // internal (a collective's), oldest
+    f.spool.add(spooled(1, 3));
+    f.spool.add(spooled(1, 0));
+    f.spool.add(spooled(2, 1));
+    expect(f.arrive(1, ANY)).toBe(true);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['1.3']);
+    // The next wildcard header takes the next oldest; the internal one waits for its own header.
+    f.arrive(1, ANY);
+    f.spool.release(f.ready, f.send);
+    f.arrive(1, ANY);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['1.3', '1.0']);
+    expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: USER });
+    f.arrive(1, USER);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['1.3', '1.0', `1.${USER}`]);
+    expect(f.spool.oldest()).toMatchObject({ dst: 2, slot: 1 });
+  });
+
+  it('an exact and a wildcard header in one release send two messages, as two headers must', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, 0));
+    f.spool.add(spooled(1, 1));
+    f.arrive(1, 0);
+    f.arrive(1, ANY);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['1.0', '1.1']);
+    expect(f.spool.size).toBe(0);
+  });
+
+  it('a wildcard header that a zero-copy send took first releases nothing', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, 0));
+    f.arrive(1, ANY);
+    f.headers.delete(`1.${ANY}`);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual([]);
+    expect(f.spool.size).toBe(1);
+  });
+
+  it('a cell can be spooled again once its send has gone', () => {
+    const f = fixture();
+    f.spool.add(spooled(0, 2));
+    f.arrive(0, 2);
+    f.spool.release(f.ready, f.send);
+    f.spool.add(spooled(0, 2));
+    expect(f.spool.size).toBe(1);
+    f.arrive(0, 2);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['0.2', '0.2']);
+    expect(f.spool.oldest()).toBeUndefined();
+  });
+});
