@@ -141,8 +141,9 @@ export class FmplEngine {
       await this.progress();
       // Wait for the header (an ANY_TAG header wakes every send to that rank: the first one takes it).
       const timeoutNs = this.#sendbuf?.timeoutNs;
-      // A timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
-      if (timeoutNs === 0 && !this.#headerReady(dst, slot)) return this.#spoolCopy(bytes, dst, slot);
+      // Behind a send still spooled on this index, this one is spooled too: they go in order. A
+      // timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
+      if (this.#spool.holds(dst, slot) || (timeoutNs === 0 && !this.#headerReady(dst, slot))) return this.#spoolCopy(bytes, dst, slot);
       const timedOut = timeoutNs === undefined || this.#headerReady(dst, slot) ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
       while (!this.#headerReady(dst, slot)) {
         const arrived = this.#waitHeader(dst, slot);
@@ -228,7 +229,6 @@ export class FmplEngine {
     this.#clock.chargeCopy(bytes.length);
     sb.used += bytes.length;
     this.counters.oneCopySends++;
-    this.#sending[dst * this.layout.slots + slot] = 2; // spooled: in use until it goes out
     this.#spool.add({ dst, slot, bytes: copy, lmr: sb.lmr });
   }
 
@@ -288,8 +288,6 @@ export class FmplEngine {
       const known = error instanceof FmplError ? error : undefined;
       const why = `the one-copy send to rank ${s.dst} on matching area ${s.slot} failed after its call had returned: ${known?.detail ?? String(error)}`;
       this.#spoolErrors.push(new FmplError(known?.code ?? FmplCode.ERR_TRANSPORT, why, { argument: known?.argument, cause: error }));
-    } finally {
-      this.#sending[s.dst * this.layout.slots + s.slot] = 0;
     }
   }
 

@@ -8,17 +8,26 @@ export interface Spooled {
   readonly lmr: Lmr;
 }
 
+/** A spooled send in its cell's queue. */
+interface Entry {
+  readonly spooled: Spooled;
+  /** When it was spooled, among all (the oldest goes first on a wildcard header). */
+  readonly order: number;
+  next: Entry | undefined;
+}
+
 /**
- * The one-copy sends that wait for their receivers' headers, indexed by (peer, slot): a cell holds at
- * most one, since its send stays in use until the copy has gone. A header's arrival finds its send
- * without a search, however many are spooled. An FMPL_ANY_TAG header from a peer releases the oldest
- * send spooled to that peer on a user index, found by a pass over that peer's indexes (as waking its
- * waiters is), never over the whole spool.
+ * The one-copy sends that wait for their receivers' headers, queued per (peer, slot) cell in the
+ * order they were spooled: a header's arrival finds the send it releases without a search, however
+ * many are spooled. An FMPL_ANY_TAG header from a peer releases the oldest send spooled to that
+ * peer on a user index, found by a pass over that peer's indexes (as waking its waiters is), never
+ * over the whole spool. A cell usually holds one send (an index serves one pair at a time, seed 001
+ * §2.3); the library's own indexes can hold more, e.g. a root's broadcasts to a child that has not
+ * received yet, and they go in order.
  */
 export class SendSpool {
-  readonly #at: (Spooled | undefined)[];
-  /** Per cell, the order its send was spooled in (the oldest goes first on a wildcard header). */
-  readonly #order: Float64Array;
+  readonly #head: (Entry | undefined)[];
+  readonly #tail: (Entry | undefined)[];
   /** Spooled sends per peer. */
   readonly #toPeer: Uint32Array;
   /** Cells whose header came since the last release: an exact one for a spooled send, or a wildcard one. */
@@ -36,8 +45,8 @@ export class SendSpool {
     private readonly userSlots: number,
     private readonly anySlot: number,
   ) {
-    this.#at = new Array(peers * slots);
-    this.#order = new Float64Array(peers * slots);
+    this.#head = new Array(peers * slots);
+    this.#tail = new Array(peers * slots);
     this.#toPeer = new Uint32Array(peers);
   }
 
@@ -45,11 +54,19 @@ export class SendSpool {
     return this.#count;
   }
 
-  add(s: Spooled): void {
-    const cell = s.dst * this.slots + s.slot;
-    this.#at[cell] = s;
-    this.#order[cell] = ++this.#spooledSoFar;
-    this.#toPeer[s.dst]++;
+  /** Some send to `dst` on `slot` is spooled (a later one must queue behind it). */
+  holds(dst: number, slot: number): boolean {
+    return this.#head[dst * this.slots + slot] !== undefined;
+  }
+
+  add(spooled: Spooled): void {
+    const cell = spooled.dst * this.slots + spooled.slot;
+    const entry: Entry = { spooled, order: ++this.#spooledSoFar, next: undefined };
+    const tail = this.#tail[cell];
+    if (tail === undefined) this.#head[cell] = entry;
+    else tail.next = entry;
+    this.#tail[cell] = entry;
+    this.#toPeer[spooled.dst]++;
     this.#count++;
   }
 
@@ -57,7 +74,7 @@ export class SendSpool {
   headerArrived(peer: number, slot: number): boolean {
     if (this.#toPeer[peer] === 0) return false;
     const cell = peer * this.slots + slot;
-    if (slot !== this.anySlot && this.#at[cell] === undefined) return false;
+    if (slot !== this.anySlot && this.#head[cell] === undefined) return false;
     this.#arrived.push(cell);
     return true;
   }
@@ -70,41 +87,41 @@ export class SendSpool {
   release(headerReady: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): void {
     const arrived = this.#arrived;
     this.#arrived = [];
-    for (const cell of arrived) {
-      const s = cell % this.slots === this.anySlot ? this.#oldestTo(Math.floor(cell / this.slots)) : this.#at[cell];
-      if (s === undefined || !headerReady(s.dst, s.slot)) continue;
-      this.#remove(s);
-      send(s);
+    for (const at of arrived) {
+      const cell = at % this.slots === this.anySlot ? this.#oldestCellTo(Math.floor(at / this.slots)) : at;
+      const entry = cell === undefined ? undefined : this.#head[cell];
+      if (cell === undefined || entry === undefined || !headerReady(entry.spooled.dst, entry.spooled.slot)) continue;
+      this.#shift(cell, entry);
+      send(entry.spooled);
     }
   }
 
   /** The oldest spooled send (finalize waits for its header); a pass over every cell. */
   oldest(): Spooled | undefined {
-    let found: Spooled | undefined;
-    for (let cell = 0; cell < this.#at.length; cell++) {
-      const s = this.#at[cell];
-      if (s !== undefined && (found === undefined || this.#order[cell] < this.#order[found.dst * this.slots + found.slot])) found = s;
-    }
-    return found;
+    let found: Entry | undefined;
+    for (const entry of this.#head) if (entry !== undefined && (found === undefined || entry.order < found.order)) found = entry;
+    return found?.spooled;
   }
 
-  #oldestTo(peer: number): Spooled | undefined {
+  /** The user cell of `peer` whose first send is the oldest. */
+  #oldestCellTo(peer: number): number | undefined {
     if (this.#toPeer[peer] === 0) return undefined;
-    let found: Spooled | undefined;
+    let found: number | undefined;
     let foundOrder = Infinity;
     for (let slot = 0, cell = peer * this.slots; slot < this.userSlots; slot++, cell++) {
-      const s = this.#at[cell];
-      if (s !== undefined && this.#order[cell] < foundOrder) {
-        found = s;
-        foundOrder = this.#order[cell];
+      const entry = this.#head[cell];
+      if (entry !== undefined && entry.order < foundOrder) {
+        found = cell;
+        foundOrder = entry.order;
       }
     }
     return found;
   }
 
-  #remove(s: Spooled): void {
-    this.#at[s.dst * this.slots + s.slot] = undefined;
-    this.#toPeer[s.dst]--;
+  #shift(cell: number, entry: Entry): void {
+    this.#head[cell] = entry.next;
+    if (entry.next === undefined) this.#tail[cell] = undefined;
+    this.#toPeer[entry.spooled.dst]--;
     this.#count--;
   }
 }

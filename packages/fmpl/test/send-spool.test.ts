@@ -88,6 +88,38 @@ describe('SendSpool', () => {
     expect(f.spool.size).toBe(1);
   });
 
+  it('sends spooled on one cell queue there and go one per header, in order', () => {
+    const f = fixture();
+    const first = spooled(1, 2);
+    const second = spooled(1, 2);
+    f.spool.add(first);
+    expect(f.spool.holds(1, 2)).toBe(true);
+    f.spool.add(second);
+    expect(f.spool.size).toBe(2);
+    const went: Spooled[] = [];
+    f.arrive(1, 2);
+    f.spool.release(f.ready, (s) => (f.send(s), went.push(s)));
+    expect(went).toEqual([first]);
+    expect(f.spool.oldest()).toBe(second);
+    f.arrive(1, 2);
+    f.spool.release(f.ready, (s) => (f.send(s), went.push(s)));
+    expect(went).toEqual([first, second]);
+    expect(f.spool.holds(1, 2)).toBe(false);
+  });
+
+  it('a wildcard header takes the oldest head among the peer\'s cells, not a younger send queued behind it', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, 0)); // order 1
+    f.spool.add(spooled(1, 1)); // order 2
+    f.spool.add(spooled(1, 0)); // order 3, behind order 1 in cell 0
+    f.arrive(1, 0);
+    f.spool.release(f.ready, f.send); // order 1 goes; cell 0's head is now order 3
+    f.arrive(1, ANY);
+    f.spool.release(f.ready, f.send);
+    expect(f.sent).toEqual(['1.0', '1.1']);
+    expect(f.spool.size).toBe(1);
+  });
+
   it('a cell can be spooled again once its send has gone', () => {
     const f = fixture();
     f.spool.add(spooled(0, 2));
