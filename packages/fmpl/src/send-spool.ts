@@ -80,20 +80,32 @@ export class SendSpool {
   }
 
   /**
-   * Remove and `send` the spooled sends the arrived headers release, in the order the headers came.
-   * `headerReady` is asked again for each: a zero-copy send may have taken a wildcard header first.
-   * `send` must take the header it uses before it returns, so that the next check sees it gone.
+   * Remove and `send` the spooled sends the arrived headers release: first those whose own header
+   * came, then, for each wildcard header, the oldest sends to its peer while a header is there for
+   * them (the oldest may have had its own header too, which `send` prefers). `headerReady` is asked
+   * for each: a zero-copy send may have taken a wildcard header first. `send` must take the header
+   * it uses before it returns, so that the next check sees it gone.
    */
   release(headerReady: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): void {
     const arrived = this.#arrived;
     this.#arrived = [];
-    for (const at of arrived) {
-      const cell = at % this.slots === this.anySlot ? this.#oldestCellTo(Math.floor(at / this.slots)) : at;
-      const entry = cell === undefined ? undefined : this.#head[cell];
-      if (cell === undefined || entry === undefined || !headerReady(entry.spooled.dst, entry.spooled.slot)) continue;
-      this.#shift(cell, entry);
-      send(entry.spooled);
+    for (const cell of arrived) {
+      if (cell % this.slots !== this.anySlot) this.#releaseHead(cell, headerReady, send);
     }
+    for (const cell of arrived) {
+      if (cell % this.slots !== this.anySlot) continue;
+      const peer = Math.floor(cell / this.slots);
+      for (let oldest = this.#oldestCellTo(peer); oldest !== undefined && this.#releaseHead(oldest, headerReady, send); oldest = this.#oldestCellTo(peer));
+    }
+  }
+
+  /** Send the first of `cell`'s queue if a header is there for it; whether it went. */
+  #releaseHead(cell: number, headerReady: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): boolean {
+    const entry = this.#head[cell];
+    if (entry === undefined || !headerReady(entry.spooled.dst, entry.spooled.slot)) return false;
+    this.#shift(cell, entry);
+    send(entry.spooled);
+    return true;
   }
 
   /** The oldest spooled send (finalize waits for its header); a pass over every cell. */

@@ -78,6 +78,20 @@ describe('SendSpool', () => {
     expect(f.spool.size).toBe(0);
   });
 
+  it('a wildcard header that came before an exact one still releases a send when the oldest uses its own header', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, 1)); // x, oldest
+    f.spool.add(spooled(1, 0)); // y
+    f.spool.add(spooled(1, 1)); // z, queued behind x
+    f.arrive(1, ANY);
+    f.arrive(1, 1);
+    f.spool.release(f.ready, f.send);
+    // x takes the header for index 1, y the wildcard one; z, younger, waits for its own.
+    expect(f.sent).toEqual(['1.1', '1.0']);
+    expect(f.headers.size).toBe(0);
+    expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: 1 });
+  });
+
   it('a wildcard header that a zero-copy send took first releases nothing', () => {
     const f = fixture();
     f.spool.add(spooled(1, 0));
