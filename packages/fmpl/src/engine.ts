@@ -141,14 +141,13 @@ export class FmplEngine {
       await this.progress();
       // Wait for the header (an ANY_TAG header wakes every send to that rank: the first one takes it).
       const timeoutNs = this.#sendbuf?.timeoutNs;
-      // Behind a send still spooled on this index, this one is spooled too: they go in order. A
-      // timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
-      if (this.#spool.holds(dst, slot) || (timeoutNs === 0 && !this.#headerReady(dst, slot))) return this.#spoolCopy(bytes, dst, slot);
-      const timedOut = timeoutNs === undefined || this.#headerReady(dst, slot) ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
-      while (!this.#headerReady(dst, slot)) {
-        const arrived = this.#waitHeader(dst, slot);
+      // A timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
+      if (timeoutNs === 0 && !this.#headerFor(dst, slot)) return this.#spoolCopy(bytes, dst, slot);
+      const timedOut = timeoutNs === undefined || this.#headerFor(dst, slot) ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
+      while (!this.#headerFor(dst, slot)) {
+        const arrived = this.#waitHeader(dst, slot, this.#headerForFn);
         const outcome = await this.#declared(`FMPL send to rank ${dst} on matching area ${slot}`, timedOut === undefined ? arrived : Promise.race([arrived, timedOut]));
-        if (outcome === 'timeout' && !this.#headerReady(dst, slot)) {
+        if (outcome === 'timeout' && !this.#headerFor(dst, slot)) {
           this.#headerWaiters[cell] = undefined;
           return this.#spoolCopy(bytes, dst, slot);
         }
@@ -269,7 +268,7 @@ export class FmplEngine {
   async #flushNow(): Promise<void> {
     const going: Promise<void>[] = [];
     // #sendSpooled takes its header synchronously (#writeBody's first step), as release needs.
-    this.#spool.release(this.#headerReadyFn, (s) => going.push(this.#sendSpooled(s)));
+    this.#spool.release(this.#exactHeaderFn, this.#headerReadyFn, (s) => going.push(this.#sendSpooled(s)));
     this.#spoolWriting += going.length;
     await Promise.all(going);
     this.#spoolWriting -= going.length;
@@ -304,14 +303,15 @@ export class FmplEngine {
 
   /** Wait until every spooled message has gone (finalize): their receivers must post their receives. */
   async drain(): Promise<void> {
-    for (let s = this.#spool.oldest(); s !== undefined; s = this.#spool.oldest()) {
-      const { dst, slot } = s;
-      await this.#declared(`FMPL finalize: spooled send to rank ${dst} on matching area ${slot} waits for its receive`, this.#waitHeader(dst, slot));
-      // Its header is here: released by this progress even if the header's own notice was taken.
+    // Until nothing is spooled after the last flush (a send that resumed from that flush may spool).
+    for (await this.#flushing; this.#spool.size > 0; await this.#flushing) {
+      const { dst, slot } = this.#spool.oldest()!;
+      await this.#declared(`FMPL finalize: spooled send to rank ${dst} on matching area ${slot} waits for its receive`, this.#waitHeader(dst, slot, this.#headerReadyFn));
+      // Its header (own or wildcard) is here: noted again, so this progress sends it whatever became of its notice.
       this.#spool.headerArrived(dst, slot);
+      if (slot < this.layout.count) this.#spool.headerArrived(dst, this.layout.anySlot);
       await this.progress();
     }
-    await this.#flushing;
   }
 
   // ---- the any-source domain (receiver-side matching) ---------------------------------------
@@ -436,10 +436,23 @@ export class FmplEngine {
     return this.#headerIn[dst * slots + slot] !== 0 || (slot < this.layout.count && this.#headerIn[dst * slots + this.layout.anySlot] !== 0);
   }
 
-  readonly #headerReadyFn = (dst: number, slot: number): boolean => this.#headerReady(dst, slot);
+  /**
+   * A header a new send may take: its index's own, unless a spooled send on that index waits for
+   * it, or the wildcard one, unless a spooled send to that rank on a user index is older.
+   */
+  #headerFor(dst: number, slot: number): boolean {
+    const slots = this.layout.slots;
+    if (this.#headerIn[dst * slots + slot] !== 0) return !this.#spool.holds(dst, slot);
+    return slot < this.layout.count && this.#headerIn[dst * slots + this.layout.anySlot] !== 0 && !this.#spool.holdsUserSendTo(dst);
+  }
 
-  #waitHeader(dst: number, slot: number): Promise<'arrived'> {
-    if (this.#headerReady(dst, slot)) return Promise.resolve('arrived');
+  readonly #headerReadyFn = (dst: number, slot: number): boolean => this.#headerReady(dst, slot);
+  readonly #headerForFn = (dst: number, slot: number): boolean => this.#headerFor(dst, slot);
+  readonly #exactHeaderFn = (dst: number, slot: number): boolean => this.#headerIn[dst * this.layout.slots + slot] !== 0;
+
+  /** Resolves once `has` a header for (dst, slot); a header's arrival wakes it to look again. */
+  #waitHeader(dst: number, slot: number, has: (dst: number, slot: number) => boolean): Promise<'arrived'> {
+    if (has(dst, slot)) return Promise.resolve('arrived');
     return new Promise((resolve, reject) => (this.#headerWaiters[dst * this.layout.slots + slot] = { resolve: () => resolve('arrived'), reject }));
   }
 

@@ -28,8 +28,9 @@ interface Entry {
 export class SendSpool {
   readonly #head: (Entry | undefined)[];
   readonly #tail: (Entry | undefined)[];
-  /** Spooled sends per peer. */
+  /** Spooled sends per peer, and those of them on a user index (a wildcard header is theirs first). */
   readonly #toPeer: Uint32Array;
+  readonly #userToPeer: Uint32Array;
   /** Cells whose header came since the last release: an exact one for a spooled send, or a wildcard one. */
   #arrived: number[] = [];
   #count = 0;
@@ -48,15 +49,21 @@ export class SendSpool {
     this.#head = new Array(peers * slots);
     this.#tail = new Array(peers * slots);
     this.#toPeer = new Uint32Array(peers);
+    this.#userToPeer = new Uint32Array(peers);
   }
 
   get size(): number {
     return this.#count;
   }
 
-  /** Some send to `dst` on `slot` is spooled (a later one must queue behind it). */
+  /** Some send to `dst` on `slot` is spooled: a header for that index is its, not a later send's. */
   holds(dst: number, slot: number): boolean {
     return this.#head[dst * this.slots + slot] !== undefined;
+  }
+
+  /** Some send to `dst` on a user index is spooled: a wildcard header from `dst` is the oldest one's. */
+  holdsUserSendTo(dst: number): boolean {
+    return this.#userToPeer[dst] !== 0;
   }
 
   add(spooled: Spooled): void {
@@ -67,6 +74,7 @@ export class SendSpool {
     else tail.next = entry;
     this.#tail[cell] = entry;
     this.#toPeer[spooled.dst]++;
+    if (spooled.slot < this.userSlots) this.#userToPeer[spooled.dst]++;
     this.#count++;
   }
 
@@ -80,29 +88,29 @@ export class SendSpool {
   }
 
   /**
-   * Remove and `send` the spooled sends the arrived headers release: first those whose own header
-   * came, then, for each wildcard header, the oldest sends to its peer while a header is there for
-   * them (the oldest may have had its own header too, which `send` prefers). `headerReady` is asked
-   * for each: a zero-copy send may have taken a wildcard header first. `send` must take the header
-   * it uses before it returns, so that the next check sees it gone.
+   * Remove and `send` the spooled sends the arrived headers release: first the heads of the cells
+   * whose own header is there (`exact`: a note may be stale, its send gone and a younger one at the
+   * head), then, for each wildcard header, the oldest sends to its peer while a header is there for
+   * them (`ready`: exact or wildcard; the oldest may have had its own header, which `send` prefers).
+   * `send` must take the header it uses before it returns, so that the next check sees it gone.
    */
-  release(headerReady: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): void {
+  release(exact: (dst: number, slot: number) => boolean, ready: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): void {
     const arrived = this.#arrived;
     this.#arrived = [];
     for (const cell of arrived) {
-      if (cell % this.slots !== this.anySlot) this.#releaseHead(cell, headerReady, send);
+      if (cell % this.slots !== this.anySlot) this.#releaseHead(cell, exact, send);
     }
     for (const cell of arrived) {
       if (cell % this.slots !== this.anySlot) continue;
       const peer = Math.floor(cell / this.slots);
-      for (let oldest = this.#oldestCellTo(peer); oldest !== undefined && this.#releaseHead(oldest, headerReady, send); oldest = this.#oldestCellTo(peer));
+      for (let oldest = this.#oldestCellTo(peer); oldest !== undefined && this.#releaseHead(oldest, ready, send); oldest = this.#oldestCellTo(peer));
     }
   }
 
-  /** Send the first of `cell`'s queue if a header is there for it; whether it went. */
-  #releaseHead(cell: number, headerReady: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): boolean {
+  /** Send the first of `cell`'s queue if `has` a header for it; whether it went. */
+  #releaseHead(cell: number, has: (dst: number, slot: number) => boolean, send: (s: Spooled) => void): boolean {
     const entry = this.#head[cell];
-    if (entry === undefined || !headerReady(entry.spooled.dst, entry.spooled.slot)) return false;
+    if (entry === undefined || !has(entry.spooled.dst, entry.spooled.slot)) return false;
     this.#shift(cell, entry);
     send(entry.spooled);
     return true;
@@ -134,6 +142,7 @@ export class SendSpool {
     this.#head[cell] = entry.next;
     if (entry.next === undefined) this.#tail[cell] = undefined;
     this.#toPeer[entry.spooled.dst]--;
+    if (entry.spooled.slot < this.userSlots) this.#userToPeer[entry.spooled.dst]--;
     this.#count--;
   }
 }

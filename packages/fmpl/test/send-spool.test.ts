@@ -14,14 +14,15 @@ function fixture() {
   const spool = new SendSpool(3, SLOTS, USER, ANY);
   const headers = new Set<string>();
   const sent: string[] = [];
-  const ready = (dst: number, slot: number): boolean => headers.has(`${dst}.${slot}`) || (slot < USER && headers.has(`${dst}.${ANY}`));
+  const exact = (dst: number, slot: number): boolean => headers.has(`${dst}.${slot}`);
+  const ready = (dst: number, slot: number): boolean => exact(dst, slot) || (slot < USER && headers.has(`${dst}.${ANY}`));
   const send = (s: Spooled): void => {
     const exact = `${s.dst}.${s.slot}`;
     headers.delete(headers.has(exact) ? exact : `${s.dst}.${ANY}`);
     sent.push(exact);
   };
   const arrive = (dst: number, slot: number): boolean => (headers.add(`${dst}.${slot}`), spool.headerArrived(dst, slot));
-  return { spool, headers, sent, ready, send, arrive };
+  return { spool, headers, sent, exact, ready, send, arrive };
 }
 
 describe('SendSpool', () => {
@@ -31,7 +32,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(2, 0));
     expect(f.spool.size).toBe(5);
     expect(f.arrive(1, 2)).toBe(true);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['1.2']);
     expect(f.spool.size).toBe(4);
   });
@@ -41,7 +42,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0));
     expect(f.arrive(0, 0)).toBe(false);
     expect(f.arrive(1, 3)).toBe(false);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual([]);
   });
 
@@ -52,17 +53,17 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0));
     f.spool.add(spooled(2, 1));
     expect(f.arrive(1, ANY)).toBe(true);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['1.3']);
     // The next wildcard header takes the next oldest; the internal one waits for its own header.
     f.arrive(1, ANY);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     f.arrive(1, ANY);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['1.3', '1.0']);
     expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: USER });
     f.arrive(1, USER);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['1.3', '1.0', `1.${USER}`]);
     expect(f.spool.oldest()).toMatchObject({ dst: 2, slot: 1 });
   });
@@ -73,7 +74,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 1));
     f.arrive(1, 0);
     f.arrive(1, ANY);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['1.0', '1.1']);
     expect(f.spool.size).toBe(0);
   });
@@ -85,11 +86,38 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 1)); // z, queued behind x
     f.arrive(1, ANY);
     f.arrive(1, 1);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     // x takes the header for index 1, y the wildcard one; z, younger, waits for its own.
     expect(f.sent).toEqual(['1.1', '1.0']);
     expect(f.headers.size).toBe(0);
     expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: 1 });
+  });
+
+  it('a stale note for a cell (its send gone, a younger one at the head) does not hand that one the wildcard header', () => {
+    const f = fixture();
+    f.spool.add(spooled(1, 1)); // s
+    f.spool.add(spooled(1, 0)); // t
+    f.spool.add(spooled(1, 1)); // s2, behind s
+    f.arrive(1, 1);
+    f.spool.release(f.exact, f.ready, f.send); // s goes
+    f.spool.headerArrived(1, 1); // noted again (finalize does), though s has gone
+    f.arrive(1, ANY);
+    f.spool.release(f.exact, f.ready, f.send);
+    expect(f.sent).toEqual(['1.1', '1.0']);
+    expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: 1 });
+  });
+
+  it('counts the sends spooled to a peer on user indexes, which a wildcard header is for', () => {
+    const f = fixture();
+    f.spool.add(spooled(2, USER)); // internal
+    expect(f.spool.holdsUserSendTo(2)).toBe(false);
+    f.spool.add(spooled(2, 3));
+    expect(f.spool.holdsUserSendTo(2)).toBe(true);
+    f.arrive(2, ANY);
+    f.spool.release(f.exact, f.ready, f.send);
+    expect(f.sent).toEqual(['2.3']);
+    expect(f.spool.holdsUserSendTo(2)).toBe(false);
+    expect(f.spool.size).toBe(1);
   });
 
   it('a wildcard header that a zero-copy send took first releases nothing', () => {
@@ -97,7 +125,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0));
     f.arrive(1, ANY);
     f.headers.delete(`1.${ANY}`);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual([]);
     expect(f.spool.size).toBe(1);
   });
@@ -112,11 +140,11 @@ describe('SendSpool', () => {
     expect(f.spool.size).toBe(2);
     const went: Spooled[] = [];
     f.arrive(1, 2);
-    f.spool.release(f.ready, (s) => (f.send(s), went.push(s)));
+    f.spool.release(f.exact, f.ready, (s) => (f.send(s), went.push(s)));
     expect(went).toEqual([first]);
     expect(f.spool.oldest()).toBe(second);
     f.arrive(1, 2);
-    f.spool.release(f.ready, (s) => (f.send(s), went.push(s)));
+    f.spool.release(f.exact, f.ready, (s) => (f.send(s), went.push(s)));
     expect(went).toEqual([first, second]);
     expect(f.spool.holds(1, 2)).toBe(false);
   });
@@ -127,9 +155,9 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 1)); // order 2
     f.spool.add(spooled(1, 0)); // order 3, behind order 1 in cell 0
     f.arrive(1, 0);
-    f.spool.release(f.ready, f.send); // order 1 goes; cell 0's head is now order 3
+    f.spool.release(f.exact, f.ready, f.send); // order 1 goes; cell 0's head is now order 3
     f.arrive(1, ANY);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['1.0', '1.1']);
     expect(f.spool.size).toBe(1);
   });
@@ -138,11 +166,11 @@ describe('SendSpool', () => {
     const f = fixture();
     f.spool.add(spooled(0, 2));
     f.arrive(0, 2);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     f.spool.add(spooled(0, 2));
     expect(f.spool.size).toBe(1);
     f.arrive(0, 2);
-    f.spool.release(f.ready, f.send);
+    f.spool.release(f.exact, f.ready, f.send);
     expect(f.sent).toEqual(['0.2', '0.2']);
     expect(f.spool.oldest()).toBeUndefined();
   });
