@@ -1,6 +1,7 @@
 import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
 import { FmplCode, FmplError } from './errors.js';
 import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
+import { SendBufferRing } from './send-buffer-ring.js';
 import { SendSpool, type Spooled } from './send-spool.js';
 import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
@@ -82,7 +83,7 @@ export class FmplEngine {
   /** Spooled messages being written now (their bytes are still read from the send buffer). */
   #spoolWriting = 0;
   readonly #spoolErrors: FmplError[] = [];
-  #sendbuf: { lmr: Lmr; used: number; timeoutNs: number } | undefined;
+  #sendbuf: { lmr: Lmr; ring: SendBufferRing; timeoutNs: number } | undefined;
   /** User buffers stay registered between messages (FMPL's remote-DMA areas). */
   readonly #cache: RegistrationCache;
   #closed = false;
@@ -220,15 +221,15 @@ export class FmplEngine {
   /** One copy: the body goes into the send buffer now and out when the header comes. */
   #spoolCopy(bytes: Uint8Array, dst: number, slot: number): void {
     const sb = this.#sendbuf!;
-    if (sb.used + bytes.length > sb.lmr.length) {
-      throw new FmplError(FmplCode.ERR_SENDBUF, `the send buffer (${sb.lmr.length} bytes, ${sb.used} in use) has no room for ${bytes.length} bytes to rank ${dst}; receive it sooner or set a larger send buffer`, { argument: 'buf' });
+    const block = sb.ring.allocate(bytes.length);
+    if (block === undefined) {
+      throw new FmplError(FmplCode.ERR_SENDBUF, `the send buffer (${sb.lmr.length} bytes, ${sb.ring.inUse} held by copies not yet sent) has no room for ${bytes.length} bytes to rank ${dst}; receive it sooner or set a larger send buffer`, { argument: 'buf' });
     }
-    const copy = sb.lmr.bytes.subarray(sb.used, sb.used + bytes.length);
+    const copy = sb.lmr.bytes.subarray(block.offset, block.offset + bytes.length);
     copy.set(bytes);
     this.#clock.chargeCopy(bytes.length);
-    sb.used += bytes.length;
     this.counters.oneCopySends++;
-    this.#spool.add({ dst, slot, bytes: copy, lmr: sb.lmr });
+    this.#spool.add({ dst, slot, bytes: copy, lmr: sb.lmr, block });
   }
 
   /**
@@ -272,9 +273,6 @@ export class FmplEngine {
     this.#spoolWriting += going.length;
     await Promise.all(going);
     this.#spoolWriting -= going.length;
-    // Flushes run one at a time (progress chains them), so the writes above were the only ones:
-    // the buffer is empty again once nothing waits in it.
-    if (this.#spool.size === 0 && this.#sendbuf !== undefined) this.#sendbuf.used = 0;
   }
 
   /** One spooled message out; a failure is kept for sendbufCheck, never thrown at whoever flushed. */
@@ -287,6 +285,9 @@ export class FmplEngine {
       const known = error instanceof FmplError ? error : undefined;
       const why = `the one-copy send to rank ${s.dst} on matching area ${s.slot} failed after its call had returned: ${known?.detail ?? String(error)}`;
       this.#spoolErrors.push(new FmplError(known?.code ?? FmplCode.ERR_TRANSPORT, why, { argument: known?.argument, cause: error }));
+    } finally {
+      // Nothing reads the copy any more (the write has completed, or was never posted).
+      this.#sendbuf?.ring.free(s.block);
     }
   }
 
@@ -298,7 +299,7 @@ export class FmplEngine {
     const left = this.#spool.size + this.#spoolWriting;
     if (left > 0) throw new FmplError(FmplCode.ERR_SENDBUF, `${left} messages still wait in or are being sent from the send buffer: sendbufCheck() until they have gone`, { argument: 'bytes' });
     this.#sendbuf?.lmr.free();
-    this.#sendbuf = { lmr: this.#connections.pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL), used: 0, timeoutNs };
+    this.#sendbuf = { lmr: this.#connections.pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL), ring: new SendBufferRing(bytes), timeoutNs };
   }
 
   /** Wait until every spooled message has gone (finalize): their receivers must post their receives. */

@@ -1,4 +1,5 @@
 import type { Lmr } from '@dapl/core';
+import type { RingBlock } from './send-buffer-ring.js';
 
 /** A send copied into the send buffer, waiting for its receiver's header (one-copy path). */
 export interface Spooled {
@@ -6,6 +7,8 @@ export interface Spooled {
   readonly slot: number;
   readonly bytes: Uint8Array;
   readonly lmr: Lmr;
+  /** Its place in the send buffer, freed once the copy has gone. */
+  readonly block: RingBlock;
 }
 
 /** A spooled send in its cell's queue. */

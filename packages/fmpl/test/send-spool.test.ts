@@ -7,7 +7,7 @@ const USER = 4;
 const SLOTS = 6;
 const ANY = 5;
 const lmr = {} as Lmr;
-const spooled = (dst: number, slot: number): Spooled => ({ dst, slot, bytes: new Uint8Array(1), lmr });
+const spooled = (dst: number, slot: number): Spooled => ({ dst, slot, bytes: new Uint8Array(1), lmr, block: { offset: 0, length: 1, skipped: 0, freed: false, next: undefined } });
 
 /** A spool with a header table: `ready` answers as the engine's #headerReady does, `send` takes the header. */
 function fixture() {
