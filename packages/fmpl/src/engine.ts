@@ -268,8 +268,14 @@ export class FmplEngine {
 
   async #flushNow(): Promise<void> {
     const going: Promise<void>[] = [];
+    const released: Spooled[] = [];
     // #sendSpooled takes its header synchronously (#writeBody's first step), as release needs.
-    this.#spool.release(this.#exactHeaderFn, this.#headerReadyFn, (s) => going.push(this.#sendSpooled(s)));
+    this.#spool.release(this.#exactHeaderFn, this.#headerReadyFn, (s) => {
+      released.push(s);
+      going.push(this.#sendSpooled(s));
+    });
+    // Sends that waited behind these may now take a header that was held for them: they look again.
+    for (const s of released) this.#wakeSendsTo(s.dst, s.slot);
     this.#spoolWriting += going.length;
     await Promise.all(going);
     this.#spoolWriting -= going.length;
@@ -413,6 +419,17 @@ export class FmplEngine {
       else waiter.reject(new FmplError(FmplCode.ERR_TRANSPORT, `${e.op} failed with ${e.status}`));
     }
   };
+
+  /**
+   * A spooled send to `dst` on `slot` has gone: a send waiting on that index looks again, and so do
+   * those on every user index when a wildcard header is there and no longer held for spooled sends.
+   */
+  #wakeSendsTo(dst: number, slot: number): void {
+    const base = dst * this.layout.slots;
+    this.#wake(this.#headerWaiters, base + slot);
+    if (slot >= this.layout.count || this.#headerIn[base + this.layout.anySlot] === 0 || this.#spool.holdsUserSendTo(dst)) return;
+    for (let s = 0; s < this.layout.count; s++) this.#wake(this.#headerWaiters, base + s);
+  }
 
   #wake(table: (Waiter | undefined)[], index: number): void {
     const w = table[index];

@@ -2,8 +2,8 @@
 export interface RingBlock {
   readonly offset: number;
   readonly length: number;
-  /** Bytes skipped at the buffer's end before this block (it wrapped to 0), freed with it. */
-  readonly skipped: number;
+  /** Bytes skipped at the buffer's end before this block (it wrapped to 0), held until it is the oldest. */
+  skipped: number;
   freed: boolean;
   next: RingBlock | undefined;
 }
@@ -73,8 +73,13 @@ export class SendBufferRing {
         this.#head = this.#tail = 0;
         this.#wrapped = false;
       } else {
-        // Back past the wrap (the oldest is now the first copy placed at 0): live bytes run from 0 again.
-        if (next.offset < this.#tail) this.#wrapped = false;
+        // Back past the wrap (the oldest is now the first copy placed at 0): live bytes run from 0
+        // again, and the end it skipped is free.
+        if (next.offset < this.#tail) {
+          this.#wrapped = false;
+          this.#inUse -= next.skipped;
+          next.skipped = 0;
+        }
         this.#tail = next.offset;
       }
     }

@@ -59,6 +59,8 @@ describe('SendBufferRing', () => {
     expect(d.offset).toBe(20);
     expectDisjoint([b, c, d], 100);
     ring.free(b);
+    // c is the oldest: the end it skipped is free again.
+    expect(ring.inUse).toBe(60);
     ring.free(c);
     // Live: d at 20..60; the room is 60..100 and 0..20.
     expect(ring.allocate(40)?.offset).toBe(60);
@@ -76,6 +78,17 @@ describe('SendBufferRing', () => {
     ring.free(b);
     // Live: c at 0..50; 50..100 is free.
     expect(ring.allocate(50)?.offset).toBe(50);
+  });
+
+  it('never counts more in use than the buffer holds', () => {
+    const ring = new SendBufferRing(100);
+    const a = ring.allocate(60)!;
+    const b = ring.allocate(30)!;
+    ring.free(a);
+    ring.allocate(50); // wraps, skipping 90..100
+    ring.free(b);
+    expect(ring.allocate(50)?.offset).toBe(50);
+    expect(ring.inUse).toBe(100);
   });
 
   it('zero-length copies and a double free are harmless', () => {
