@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { DaplConfig } from '../config/dapl-config.js';
 import { loadLibrarySections } from '../config/library-sections.js';
@@ -16,6 +15,7 @@ import type { CreatePmiServer } from '../launcher/pmi-server-port.js';
 import { jobEnvironment, newJobKey, PMI_FD_NUMBER } from '../launcher/rank-environment.js';
 import type { SpawnRank } from '../launcher/rank-process.js';
 import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
+import { programFileProblem } from '../launcher/program-file.js';
 import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
 import { JOB_SIGNALS } from '../launcher/job-signals.js';
 
@@ -114,9 +114,9 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       }
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;
-      const kind = await pathKind(request.program);
-      if (kind !== 'file') {
-        io.stderr.write(kind === 'directory' ? `dapl run: ${request.program} is a directory, not a program file\n` : `dapl run: program file not found: ${request.program}\n`);
+      const notRunnable = await programFileProblem(request.program);
+      if (notRunnable !== undefined) {
+        io.stderr.write(notRunnable);
         return RunExitCode.PROGRAM_NOT_FOUND;
       }
       if (inProcess) {
@@ -186,13 +186,4 @@ export const runCommand: CliCommand = createRunCommand();
 
 function isEmitter<T>(stream: T): stream is T & NodeJS.EventEmitter {
   return typeof (stream as NodeJS.EventEmitter).on === 'function' && typeof (stream as NodeJS.EventEmitter).off === 'function';
-}
-
-async function pathKind(path: string): Promise<'file' | 'directory' | 'missing'> {
-  try {
-    const stats = await stat(path);
-    return stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'missing';
-  } catch {
-    return 'missing';
-  }
 }

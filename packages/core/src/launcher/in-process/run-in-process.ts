@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { TextSink } from '../../cli/cli-types.js';
 import { DaplConfig, type Environment } from '../../config/dapl-config.js';
@@ -14,6 +13,7 @@ import { isSimulatedProvider } from '../../sim/simulated-provider.js';
 import { RunExitCode } from '../exit-codes.js';
 import { realLauncherClock, type LauncherClock } from '../launcher-clock.js';
 import { JOB_SIGNALS } from '../job-signals.js';
+import { programFileProblem } from '../program-file.js';
 import { jobEnvironment, newJobKey } from '../rank-environment.js';
 import { MAX_RANKS, MAX_TIMEOUT_SECONDS } from '../run-arguments.js';
 import { inProcessExitCode } from './in-process-outcome.js';
@@ -82,8 +82,9 @@ export async function runInProcess(options: RunInProcessOptions): Promise<number
   registry.lookup(config.providerKey);
   // A simulated provider's ranks run under its kernel, in virtual time, unless the caller drives them.
   const sim = options.clock === undefined && options.runRanks === undefined ? await simulatedDriver(registry, config.providerKey) : undefined;
-  if (!(await isFile(program))) {
-    options.stderr.write(`dapl run: program file not found: ${program}\n`);
+  const notRunnable = await programFileProblem(program);
+  if (notRunnable !== undefined) {
+    options.stderr.write(notRunnable);
     return RunExitCode.PROGRAM_NOT_FOUND;
   }
   const job = new InProcessJob(
@@ -139,12 +140,4 @@ function timeoutMsOf(seconds: number): number {
     });
   }
   return Math.ceil(seconds * 1000);
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }
