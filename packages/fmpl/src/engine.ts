@@ -382,7 +382,7 @@ export class FmplEngine {
           if (this.#spool.headerArrived(rank, slot)) void this.progress();
           this.#wake(this.#headerWaiters, cell);
           // A send waiting on a user index also wakes for an ANY_TAG header, and the reverse.
-          if (slot === this.layout.anySlot) for (let s = 0; s < this.layout.count; s++) this.#wake(this.#headerWaiters, rank * this.layout.slots + s);
+          if (slot === this.layout.anySlot) this.#wakeUserSends(rank);
           else this.#wake(this.#headerWaiters, rank * this.layout.slots + this.layout.anySlot);
           break;
         }
@@ -428,6 +428,12 @@ export class FmplEngine {
     const base = dst * this.layout.slots;
     this.#wake(this.#headerWaiters, base + slot);
     if (slot >= this.layout.count || this.#headerIn[base + this.layout.anySlot] === 0 || this.#spool.holdsUserSendTo(dst)) return;
+    this.#wakeUserSends(dst);
+  }
+
+  /** Sends to `dst` waiting on any user index look again (a wildcard header may serve them). */
+  #wakeUserSends(dst: number): void {
+    const base = dst * this.layout.slots;
     for (let s = 0; s < this.layout.count; s++) this.#wake(this.#headerWaiters, base + s);
   }
 

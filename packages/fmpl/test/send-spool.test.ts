@@ -22,7 +22,8 @@ function fixture() {
     sent.push(exact);
   };
   const arrive = (dst: number, slot: number): boolean => (headers.add(`${dst}.${slot}`), spool.headerArrived(dst, slot));
-  return { spool, headers, sent, exact, ready, send, arrive };
+  const release = (): void => spool.release(exact, ready, send);
+  return { spool, headers, sent, exact, ready, send, arrive, release };
 }
 
 describe('SendSpool', () => {
@@ -32,7 +33,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(2, 0));
     expect(f.spool.size).toBe(5);
     expect(f.arrive(1, 2)).toBe(true);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.2']);
     expect(f.spool.size).toBe(4);
   });
@@ -42,7 +43,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0));
     expect(f.arrive(0, 0)).toBe(false);
     expect(f.arrive(1, 3)).toBe(false);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual([]);
   });
 
@@ -53,17 +54,17 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0));
     f.spool.add(spooled(2, 1));
     expect(f.arrive(1, ANY)).toBe(true);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.3']);
     // The next wildcard header takes the next oldest; the internal one waits for its own header.
     f.arrive(1, ANY);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     f.arrive(1, ANY);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.3', '1.0']);
     expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: USER });
     f.arrive(1, USER);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.3', '1.0', `1.${USER}`]);
     expect(f.spool.oldest()).toMatchObject({ dst: 2, slot: 1 });
   });
@@ -74,7 +75,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 1));
     f.arrive(1, 0);
     f.arrive(1, ANY);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.0', '1.1']);
     expect(f.spool.size).toBe(0);
   });
@@ -86,7 +87,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 1)); // z, queued behind x
     f.arrive(1, ANY);
     f.arrive(1, 1);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     // x takes the header for index 1, y the wildcard one; z, younger, waits for its own.
     expect(f.sent).toEqual(['1.1', '1.0']);
     expect(f.headers.size).toBe(0);
@@ -99,10 +100,10 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0)); // t
     f.spool.add(spooled(1, 1)); // s2, behind s
     f.arrive(1, 1);
-    f.spool.release(f.exact, f.ready, f.send); // s goes
+    f.release(); // s goes
     f.spool.headerArrived(1, 1); // noted again (finalize does), though s has gone
     f.arrive(1, ANY);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.1', '1.0']);
     expect(f.spool.oldest()).toMatchObject({ dst: 1, slot: 1 });
   });
@@ -114,7 +115,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(2, 3));
     expect(f.spool.holdsUserSendTo(2)).toBe(true);
     f.arrive(2, ANY);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['2.3']);
     expect(f.spool.holdsUserSendTo(2)).toBe(false);
     expect(f.spool.size).toBe(1);
@@ -125,7 +126,7 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 0));
     f.arrive(1, ANY);
     f.headers.delete(`1.${ANY}`);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual([]);
     expect(f.spool.size).toBe(1);
   });
@@ -155,9 +156,9 @@ describe('SendSpool', () => {
     f.spool.add(spooled(1, 1)); // order 2
     f.spool.add(spooled(1, 0)); // order 3, behind order 1 in cell 0
     f.arrive(1, 0);
-    f.spool.release(f.exact, f.ready, f.send); // order 1 goes; cell 0's head is now order 3
+    f.release(); // order 1 goes; cell 0's head is now order 3
     f.arrive(1, ANY);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['1.0', '1.1']);
     expect(f.spool.size).toBe(1);
   });
@@ -166,11 +167,11 @@ describe('SendSpool', () => {
     const f = fixture();
     f.spool.add(spooled(0, 2));
     f.arrive(0, 2);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     f.spool.add(spooled(0, 2));
     expect(f.spool.size).toBe(1);
     f.arrive(0, 2);
-    f.spool.release(f.exact, f.ready, f.send);
+    f.release();
     expect(f.sent).toEqual(['0.2', '0.2']);
     expect(f.spool.oldest()).toBeUndefined();
   });
