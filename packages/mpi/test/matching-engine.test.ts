@@ -34,6 +34,21 @@ describe('MatchingEngine', () => {
     expect(m.post(0, 1, 7, 'r').handle).toBeDefined();
   });
 
+  it('takePosted takes the receive arrive would, and changes nothing when none accepts the message', () => {
+    const m = new MatchingEngine<string, string>();
+    m.post(0, 1, 5, 'one-five');
+    m.post(0, ANY_SOURCE, 5, 'any-five');
+    expect(m.takePosted(0, 1, 6)).toBeUndefined();
+    expect(m.takePosted(1, 1, 5)).toBeUndefined();
+    expect([m.postedCount, m.unexpectedCount]).toEqual([2, 0]);
+    expect(m.takePosted(0, 1, 5)).toBe('one-five');
+    expect(m.takePosted(0, 2, 5)).toBe('any-five');
+    expect(m.takePosted(0, 1, 5)).toBeUndefined();
+    m.queueUnexpected(0, 1, 5, 'late');
+    expect(m.post(0, 1, 5, 'r').message).toBe('late');
+    expect(m.binCount).toBe(0);
+  });
+
   it('takeIfFirst takes a receive only when a message of its own source and tag would match it', () => {
     const m = new MatchingEngine<string, string>();
     const handle = (r: ReturnType<typeof m.post>): PostedHandle => r.handle!;
@@ -152,9 +167,15 @@ describe('MatchingEngine', () => {
         const want = ref.post(context, s, t, r);
         expect(got.message, `step ${step}: post`).toBe(want);
         if (got.handle !== undefined) handles.set(r, got.handle);
-      } else if (op < 8) {
+      } else if (op < 6) {
         const msg = ++id;
         expect(m.arrive(context, source, tag, msg), `step ${step}: arrive`).toBe(ref.arrive(context, source, tag, msg));
+      } else if (op < 8) {
+        // The device's two-step arrival: takePosted, and queueUnexpected only when it found none.
+        const msg = ++id;
+        const taken = m.takePosted(context, source, tag);
+        if (taken === undefined) m.queueUnexpected(context, source, tag, msg);
+        expect(taken, `step ${step}: takePosted`).toBe(ref.arrive(context, source, tag, msg));
       } else if (op === 8) {
         const s = pick(3) === 0 ? ANY_SOURCE : source;
         const t = pick(3) === 0 ? ANY_TAG : tag;

@@ -82,6 +82,23 @@ describe('PointToPoint (the ADI)', () => {
     expect(device.released).toEqual([]);
   });
 
+  it('a device arriving in two steps: takePosted hands over the posted receive, arriveUnexpected queues the rest and wakes probes', async () => {
+    const { p2p, device } = setUp();
+    const r = p2p.irecv(0, 1, 4, span(2), 1);
+    expect(p2p.takePosted(0, 1, 5)).toBeUndefined();
+    const taken = p2p.takePosted(0, 1, 4);
+    expect(taken).toBe(r);
+    expect(p2p.cancel(r)).toBe(false);
+    expect(p2p.engine.postedCount).toBe(0);
+    const probe = p2p.probe(0, 1, 5, 1);
+    const m = message(1, 5, [8, 9]);
+    p2p.arriveUnexpected(m);
+    expect(device.kept).toEqual([m]);
+    expect((await probe).count).toBe(2);
+    const later = p2p.irecv(0, 1, 5, span(2), 1);
+    expect([...(await later.wait(), later.data.bytes)]).toEqual([8, 9]);
+  });
+
   it('a receive that matches nothing asks the device to release what holds its peer back', () => {
     const { p2p, device } = setUp();
     p2p.irecv(0, 4, 1, span(1), 4);

@@ -64,7 +64,12 @@ export function writeHeader(view: DataView, h: Header): void {
   view.setUint32(20, h.senderRequest, true);
   view.setUint32(24, h.receiverRequest, true);
   view.setUint32(28, h.targetOffset, true);
-  view.setBigUint64(32, h.rmrContext, true);
+  // Only rendezvous requests carry an RMR context: the others skip the BigInt (and its allocation on decode).
+  if (carriesRmr(h.kind)) view.setBigUint64(32, h.rmrContext, true);
+}
+
+function carriesRmr(kind: MessageKind): boolean {
+  return kind === MessageKind.RTS || kind === MessageKind.CTS;
 }
 
 /** Decode into `h`; returns false when the kind is unknown (a corrupt or foreign message). */
@@ -81,6 +86,6 @@ export function readHeader(view: DataView, h: Header): boolean {
   h.senderRequest = view.getUint32(20, true);
   h.receiverRequest = view.getUint32(24, true);
   h.targetOffset = view.getUint32(28, true);
-  h.rmrContext = view.getBigUint64(32, true);
+  h.rmrContext = carriesRmr(kind) ? view.getBigUint64(32, true) : 0n;
   return true;
 }

@@ -100,20 +100,35 @@ export class MatchingEngine<R, M> {
     return { handle: node };
   }
 
+  /** A message arrived: the oldest posted receive that accepts it, taken off its queue; else it is queued as unexpected. */
   arrive(context: number, source: number, tag: number, message: M): R | undefined {
-    let q = this.#contexts.get(context);
-    if (q !== undefined && this.#posted > 0) {
-      let best: ListNode<R> | null = q.postedAny.head;
-      best = older(best, q.postedByPair.get(pairKey(source, tag))?.head ?? null);
-      best = older(best, q.postedAnySource.get(tag)?.head ?? null);
-      best = older(best, q.postedAnyTag.get(source)?.head ?? null);
-      if (best !== null) {
-        const receive = best.value!;
-        this.#removePosted(context, q, best);
-        return receive;
-      }
-    }
-    q ??= this.#queues(context);
+    const receive = this.takePosted(context, source, tag);
+    if (receive === undefined) this.queueUnexpected(context, source, tag, message);
+    return receive;
+  }
+
+  /**
+   * The oldest posted receive that accepts a message of (`context`, `source`, `tag`), taken off its
+   * queue; undefined (nothing changed) when none does. With `queueUnexpected` it is `arrive` in two
+   * steps, so a device can deliver into a matched receive before it builds a message record.
+   */
+  takePosted(context: number, source: number, tag: number): R | undefined {
+    if (this.#posted === 0) return undefined;
+    const q = this.#contexts.get(context);
+    if (q === undefined) return undefined;
+    let best: ListNode<R> | null = q.postedAny.head;
+    best = older(best, q.postedByPair.get(pairKey(source, tag))?.head ?? null);
+    best = older(best, q.postedAnySource.get(tag)?.head ?? null);
+    best = older(best, q.postedAnyTag.get(source)?.head ?? null);
+    if (best === null) return undefined;
+    const receive = best.value!;
+    this.#removePosted(context, q, best);
+    return receive;
+  }
+
+  /** Queue a message that no posted receive accepts (`takePosted` found none), after every earlier one. */
+  queueUnexpected(context: number, source: number, tag: number, message: M): void {
+    const q = this.#queues(context);
     const node = this.#spare.pop() ?? new ListNode<M>(UNEXPECTED_SLOTS);
     node.value = message;
     node.source = source;
@@ -124,7 +139,6 @@ export class MatchingEngine<R, M> {
     pushBack(filed(q.unexpectedByTag, tag), node, BY_TAG);
     pushBack(q.unexpected, node, ALL);
     this.#unexpected++;
-    return undefined;
   }
 
   /**

@@ -106,12 +106,20 @@ export class PointToPoint implements DeviceHost {
   };
 
   arrive(message: IncomingMessage): void {
+    const request = this.takePosted(message.context, message.source, message.tag);
+    if (request !== undefined) return this.#device!.deliver(message, request);
+    this.arriveUnexpected(message);
+  }
+
+  takePosted(context: number, source: number, tag: number): RecvRequest | undefined {
     this.#clock.charge(MATCH_NS);
-    const request = this.engine.arrive(message.context, message.source, message.tag, message);
-    if (request !== undefined) {
-      request.handle = undefined;
-      return this.#device!.deliver(message, request);
-    }
+    const request = this.engine.takePosted(context, source, tag);
+    if (request !== undefined) request.handle = undefined;
+    return request;
+  }
+
+  arriveUnexpected(message: IncomingMessage): void {
+    this.engine.queueUnexpected(message.context, message.source, message.tag, message);
     this.#device!.keep(message);
     if (this.#probes.length > 0) this.#wakeProbes(message);
   }

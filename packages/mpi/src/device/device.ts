@@ -41,6 +41,15 @@ export interface DeviceHost {
   /** A message arrived from a peer, in the order that peer sent it. */
   arrive(message: IncomingMessage): void;
   /**
+   * `arrive` in two steps, for a device that can deliver without a message record: the receive a
+   * message of (`context`, `source`, `tag`) matches, taken off the posted queue (the device then
+   * delivers into it and completes it), or undefined, and then the device must call
+   * `arriveUnexpected` with the message before anything else arrives.
+   */
+  takePosted(context: number, source: number, tag: number): RecvRequest | undefined;
+  /** A message that `takePosted` found no receive for: it joins the unexpected queue (and `keep` is called). */
+  arriveUnexpected(message: IncomingMessage): void;
+  /**
    * A message with `request`'s own context, source and tag arrived with its data already written
    * into `request`: true when matching gives it `request` (which leaves the posted queue; the device
    * completes it), false when it would not (the device then calls `arrive` as for any message).

@@ -13,8 +13,12 @@ export function messageKey(context: number, tag: number): number {
 export class MessageCounter {
   static readonly KEYS = 4096;
   epoch = 0;
-  readonly #counts = new Map<number, number>();
+  /** Boxed counts, so counting a known key is one lookup and no map write. */
+  readonly #counts = new Map<number, { n: number }>();
   readonly #limit: number;
+  /** The last key counted and its box: a stream on one tag skips even the lookup. */
+  #lastKey = -1;
+  #lastBox: { n: number } | undefined = undefined;
 
   constructor(limit = MessageCounter.KEYS) {
     this.#limit = limit;
@@ -22,12 +26,12 @@ export class MessageCounter {
 
   /** Messages counted for (context, tag) in this epoch. */
   counted(context: number, tag: number): number {
-    return this.#counts.get(messageKey(context, tag)) ?? 0;
+    return this.#counts.get(messageKey(context, tag))?.n ?? 0;
   }
 
   /** The ordinal (1-based) the next (context, tag) message will get, without counting it. */
   nextOrdinal(context: number, tag: number): number {
-    return (this.#counts.get(messageKey(context, tag)) ?? 0) + 1;
+    return this.counted(context, tag) + 1;
   }
 
   /**
@@ -41,16 +45,20 @@ export class MessageCounter {
   /** Count one (context, tag) message; returns its ordinal in the (possibly new) epoch. */
   count(context: number, tag: number): number {
     const key = messageKey(context, tag);
-    const n = this.#counts.get(key);
-    if (n !== undefined) {
-      this.#counts.set(key, n + 1);
-      return n + 1;
+    const box = key === this.#lastKey ? this.#lastBox : this.#counts.get(key);
+    if (box !== undefined) {
+      this.#lastKey = key;
+      this.#lastBox = box;
+      return ++box.n;
     }
     if (this.#counts.size >= this.#limit) {
       this.#counts.clear();
       this.epoch++;
     }
-    this.#counts.set(key, 1);
+    const fresh = { n: 1 };
+    this.#counts.set(key, fresh);
+    this.#lastKey = key;
+    this.#lastBox = fresh;
     return 1;
   }
 }

@@ -115,6 +115,8 @@ export class RdmaDevice implements Device {
   );
   #bellRmr: Rmr | undefined;
   #read = true;
+  /** The provider completes a post once its bytes have left (tcp), not on the peer's acknowledgement. */
+  #localCompletion = false;
   /** Receives posted before their message are advertised to the sender, which writes into them. */
   #advertise = false;
   #noticesPerMessage = 0;
@@ -173,6 +175,7 @@ export class RdmaDevice implements Device {
     // its bytes have left (tcp). There the sender's blocking send is done once the CTS is answered,
     // while by read it waits for the receiver's FIN, and a ping-pong stays in RTS-and-read for good.
     this.#read = p.rendezvous === 'read' || (p.rendezvous === 'auto' && canRead && !attrs.localCompletion);
+    this.#localCompletion = attrs.localCompletion;
     if (this.#read && !canRead) throw new MpiError(ErrorClass.ERR_ARG, `mpi.rendezvous is 'read' but provider ${attrs.provider} has no RDMA read`, { argument: 'mpi.rendezvous' });
     this.#chunk = Math.min(MAX_CHUNK, attrs.limits.maxRdmaSize);
     this.#noticesPerMessage = noticesPerMessage(p.eagerLimit);
@@ -203,6 +206,11 @@ export class RdmaDevice implements Device {
     const wire = this.#bounce(request) ?? request;
     this.#inFlight++;
     wire.onDone(this.#sendDone);
+    // Nothing queued ahead of it on a connected link: it goes (or waits) without a trip through the backlog.
+    if (link.backlogSize === 0 && link.ready && link.sendEp!.state === EpState.CONNECTED) {
+      if (!this.#sendNow(link, wire, false)) link.push(wire);
+      return;
+    }
     link.push(wire);
     this.#pump(link);
   }
@@ -223,7 +231,7 @@ export class RdmaDevice implements Device {
     const buffer = this.#bounceBuffers.take();
     if (buffer === undefined) return undefined;
     const copy = buffer.subarray(0, data.size);
-    this.#packCharged(data, copy);
+    this.#packCharged(data, copy, 0);
     this.#counts.bouncedSends++;
     const wire = new SendRequest(request.peer, request.context, request.source, request.tag, byteSpan(copy), request.mode);
     wire.onDone(() => this.#bounceBuffers.give(buffer));
@@ -231,9 +239,9 @@ export class RdmaDevice implements Device {
     return wire;
   }
 
-  /** Copy (gather) a span's packed bytes into `out`, the copy charged to the clock: an eager or a bounced send. */
-  #packCharged(span: BufferSpan, out: Uint8Array): void {
-    if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, out, 0, out.length);
+  /** Copy (gather) a span's packed bytes into `out` from `at`, the copy charged to the clock: an eager or a bounced send. */
+  #packCharged(span: BufferSpan, out: Uint8Array, at: number): void {
+    if (span.size > 0) packRange(span.program, span.count, span.bytes, span.offset, 0, out, at, span.size);
     this.#clock.chargeCopy(span.size);
   }
 
@@ -250,24 +258,31 @@ export class RdmaDevice implements Device {
   #pump(link: PeerLink): void {
     if (!link.ready) return this.#connect(link);
     if (link.sendEp!.state !== EpState.CONNECTED) return;
-    while (link.backlogSize > 0) {
-      const head = link.peek();
-      if (head instanceof SendRequest && link.advertisements.size > 0 && this.#writeAdvertised(link, head)) {
-        link.shift();
-        continue;
-      }
-      if (link.credits === 0) {
-        this.#counts.creditStalls++;
-        return;
-      }
-      const slot = this.#sendSlots.pop();
-      if (slot === undefined) {
-        this.#waitingForSlots.add(link);
-        return;
-      }
-      link.credits--;
-      this.#transmit(link, link.shift(), slot);
+    while (link.backlogSize > 0 && this.#sendNow(link, link.peek(), true));
+  }
+
+  /**
+   * Send `item` if its receive was advertised, or a credit and a free send buffer allow; `queued`:
+   * it is the backlog's head, taken off as it goes. False: it must wait (the stall is noted).
+   */
+  #sendNow(link: PeerLink, item: Outgoing, queued: boolean): boolean {
+    if (item instanceof SendRequest && link.advertisements.size > 0 && this.#writeAdvertised(link, item)) {
+      if (queued) link.shift();
+      return true;
     }
+    if (link.credits === 0) {
+      this.#counts.creditStalls++;
+      return false;
+    }
+    const slot = this.#sendSlots.pop();
+    if (slot === undefined) {
+      this.#waitingForSlots.add(link);
+      return false;
+    }
+    link.credits--;
+    if (queued) link.shift();
+    this.#transmit(link, item, slot);
+    return true;
   }
 
   #connect(link: PeerLink): void {
@@ -319,7 +334,7 @@ export class RdmaDevice implements Device {
         const sync = item.mode === SendMode.SYNCHRONOUS;
         h.kind = sync ? MessageKind.EAGER_SYNC : MessageKind.EAGER;
         if (sync) item.id = h.senderRequest = this.#sendTable.add(item);
-        this.#packCharged(data, slot.payload(data.size));
+        this.#packCharged(data, slot.bytes, HEADER_BYTES);
         length += data.size;
         this.#counts.eagerSends++;
       } else {
@@ -360,8 +375,15 @@ export class RdmaDevice implements Device {
     }
     writeHeader(slot.view, h);
     link.sendEp!.postSend(slot.post(length), slot, LOCAL_COMPLETION);
-    // Eager data is in our buffer now: a standard, ready or buffered send is complete (MPI allows it).
-    if (item instanceof SendRequest && h.kind === MessageKind.EAGER) item.complete(sendStatus);
+    if (item instanceof SendRequest && h.kind === MessageKind.EAGER) {
+      // Eager data is in our buffer now: a standard, ready or buffered send is complete (MPI allows
+      // it). A blocking one waits for its bytes to leave where the provider says when that is (tcp
+      // writes a turn's posts at the end of the turn): what its caller does next then runs after the
+      // write, not before it. An MPI_Send that acknowledges a window (osu_bw) otherwise held its
+      // acknowledgement back behind the next window's receives, 13 us of a 100 us window at 8 B.
+      if (item.blocking && this.#localCompletion) slot.owner = item;
+      else item.complete(sendStatus);
+    }
   }
 
   /**
@@ -459,8 +481,12 @@ export class RdmaDevice implements Device {
       case MessageKind.EAGER:
       case MessageKind.EAGER_SYNC: {
         const ordinal = this.#countArrival(link, h.context, h.tag);
+        // The common case: a receive is posted for it. Copy straight from the buffer, with no
+        // message record; else it becomes one and joins the unexpected queue.
+        const request = this.#host.takePosted(h.context, h.source, h.tag);
+        if (request !== undefined) return this.#deliverEager(request, slot, ep, link, h);
         const arrival: Arrival = { slot, ep, link, senderRequest: h.senderRequest, remote: undefined, copied: false, epoch: link.arrived.epoch, ordinal };
-        this.#host.arrive(incoming(link.peer, h, slot.payload(h.size), arrival));
+        this.#host.arriveUnexpected(incoming(link.peer, h, slot.payload(h.size), arrival));
         return;
       }
       case MessageKind.RTS: {
@@ -507,6 +533,28 @@ export class RdmaDevice implements Device {
         return;
       }
     }
+  }
+
+  /**
+   * An eager message matched `request` on arrival: its data goes from the receive buffer into the
+   * request, and the buffer back to the peer (`deliver` with a payload, without the records).
+   */
+  #deliverEager(request: RecvRequest, slot: Slot, ep: Endpoint, link: PeerLink, h: Header): void {
+    // An advertised receive took a message small enough to go eager: its window closes.
+    if (request.deviceState instanceof AdvertisedRecv) this.#withdraw(request);
+    const size = h.size;
+    const length = Math.min(size, request.data.size);
+    const data = request.data;
+    if (length > 0) unpackRange(data.program, data.count, data.bytes, data.offset, 0, slot.bytes, HEADER_BYTES, length);
+    this.#clock.chargeCopy(length);
+    const source = h.source;
+    const tag = h.tag;
+    const sync = h.kind === MessageKind.EAGER_SYNC;
+    const senderRequest = h.senderRequest;
+    // Re-posting may pump sends that encode into the other header; ours is read out first.
+    this.#repost(slot, ep, link);
+    if (sync) this.#ring(ep, link, ImmediateKind.SYNC_ACK, senderRequest);
+    request.finish(source, tag, size);
   }
 
   /** Messages are counted per (context, tag) only for receiver-initiated rendezvous; 0 without it. */
@@ -722,8 +770,14 @@ export class RdmaDevice implements Device {
     const ok = event.status === DtoStatus.SUCCESS;
     if (event.op === 'send') {
       const slot = cookie as Slot;
+      const owner = slot.owner;
+      slot.owner = undefined;
       this.#sendSlots.push(slot);
       if (!ok) this.#failEp(event);
+      if (owner !== undefined) {
+        if (ok) owner.complete(sendStatus);
+        else owner.fail(transportError(owner.peer, event));
+      }
       if (this.#waitingForSlots.size > 0) {
         const waiting = [...this.#waitingForSlots];
         this.#waitingForSlots.clear();

@@ -1,12 +1,17 @@
 import { MemAccess, type Endpoint, type Lmr, type LmrTriplet, type ProtectionZone } from '@dapl/core';
 import { HEADER_BYTES } from '../../adi/header.js';
+import type { SendRequest } from '../../adi/requests.js';
 import type { PeerLink } from './peer-link.js';
 
 /** One pre-registered eager buffer: a header and up to `eagerLimit` bytes of data (MVAPICH2's vbuf). */
 export class Slot {
   readonly view: DataView;
+  /** The whole slot as bytes (header at 0, data at HEADER_BYTES): eager data is copied through it, no view made per message. */
+  readonly bytes: Uint8Array;
   /** The iov of a post; its length is set before each send (the slot is not reused until the post completes). */
   readonly iov: [{ lmr: Lmr; offset: number; length: number }];
+  /** Send slots: a blocking send that completes when this post does (its bytes have left). */
+  owner: SendRequest | undefined = undefined;
   /** Receive slots: the link they are posted on. */
   link: PeerLink | undefined = undefined;
   /** Receive slots: the endpoint they are posted on (for a rank's link to itself, the passive end). */
@@ -18,10 +23,11 @@ export class Slot {
     readonly capacity: number,
   ) {
     this.view = new DataView(lmr.bytes.buffer, lmr.bytes.byteOffset + offset, capacity);
+    this.bytes = new Uint8Array(lmr.bytes.buffer, lmr.bytes.byteOffset + offset, capacity);
     this.iov = [{ lmr, offset, length: capacity }];
   }
 
-  /** The data area (after the header), `length` bytes. */
+  /** A view of the data area (after the header), `length` bytes: for data kept past its arrival. */
   payload(length: number): Uint8Array {
     const start = this.lmr.bytes.byteOffset + this.offset + HEADER_BYTES;
     return new Uint8Array(this.lmr.bytes.buffer, start, length);
