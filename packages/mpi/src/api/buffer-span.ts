@@ -16,6 +16,7 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
   if (!ArrayBuffer.isView(buf)) {
     throw new MpiError(ErrorClass.ERR_BUFFER, `${argument} must be a TypedArray, Buffer or DataView, got ${describeValue(buf)}`, { argument });
   }
+  if (options.datatype === undefined && options.count === undefined) return defaultSpan(buf, argument);
   const datatype = options.datatype ?? datatypeOf(buf, argument);
   if (!(datatype instanceof Datatype)) {
     throw new MpiError(ErrorClass.ERR_TYPE, `datatype must be a Datatype, got ${describeValue(datatype)}`, { argument: 'datatype' });
@@ -27,6 +28,18 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
   const count = options.count === undefined ? defaultCount(view.length, view.byteOffset, program) : requireCount(options.count, 'count');
   const { bytes, offset } = elementRegion(program, count, view, argument);
   return { bytes, offset, program, count, size: program.size * count };
+}
+
+/**
+ * The common call, without options: the whole array as its own element type. Predefined types are
+ * committed from the start, never freed and contiguous from offset 0, so this needs no checks and
+ * builds one object (every send and receive passes here).
+ */
+function defaultSpan(buf: ArrayBufferView, argument: string): BufferSpan {
+  const program = datatypeOf(buf, argument).program;
+  const bytes = bufferBytes(buf);
+  const count = Math.floor(bytes.length / program.extent);
+  return { bytes, offset: 0, program, count, size: program.size * count };
 }
 
 /**

@@ -43,6 +43,8 @@ export class PeerLink {
   readonly advertisedPosted = new Map<number, number>();
   /** Our receives being taken back (REVOKE sent), oldest first: REVOKED answers come in this order. */
   readonly revoking: RecvRequest[] = [];
+  /** Our last receive naming this peer that matched nothing on posting was advertised to it. */
+  advertisedLast = false;
   /** Notices not yet sent, still taking more (the newest batch of each kind in the backlog). */
   openAdvertise: NoticeBatch | undefined = undefined;
   openRevoke: NoticeBatch | undefined = undefined;

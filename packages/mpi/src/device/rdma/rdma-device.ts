@@ -377,11 +377,13 @@ export class RdmaDevice implements Device {
     link.sendEp!.postSend(slot.post(length), slot, LOCAL_COMPLETION);
     if (item instanceof SendRequest && h.kind === MessageKind.EAGER) {
       // Eager data is in our buffer now: a standard, ready or buffered send is complete (MPI allows
-      // it). A blocking one waits for its bytes to leave where the provider says when that is (tcp
-      // writes a turn's posts at the end of the turn): what its caller does next then runs after the
-      // write, not before it. An MPI_Send that acknowledges a window (osu_bw) otherwise held its
-      // acknowledgement back behind the next window's receives, 13 us of a 100 us window at 8 B.
-      if (item.blocking && this.#localCompletion) slot.owner = item;
+      // it). A blocking one may instead wait for its bytes to leave, where the provider says when
+      // that is (tcp writes a turn's posts at the end of the turn): what its caller does next then
+      // runs after the write. An MPI_Send that acknowledges a window (osu_bw) otherwise waits in
+      // the socket behind the next window's receives: 13 us of a 100 us window at 8 B. Not when
+      // the caller's last receive from this peer was advertised: its next ones likely are too, the
+      // peer can write nothing before their advertisements, and the message rides with them.
+      if (item.blocking && this.#localCompletion && !link.advertisedLast) slot.owner = item;
       else item.complete(sendStatus);
     }
   }
@@ -823,7 +825,7 @@ export class RdmaDevice implements Device {
   }
 
   receivePosted(peer: number | undefined, request?: RecvRequest): void {
-    if (request !== undefined && this.#advertise) this.#advertiseReceive(request);
+    if (request !== undefined && this.#advertise && request.peer !== undefined) this.#link(request.peer).advertisedLast = this.#advertiseReceive(request);
     if (this.#unexpected.held === 0) return;
     // A receive waits and matched nothing: what it waits for may be behind buffers held for that
     // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
@@ -837,18 +839,19 @@ export class RdmaDevice implements Device {
    * and which of its messages will match it — the n-th with this context and tag, counted as both
    * ends count. That is certain only when every older posted receive that could take such a message
    * has this source and tag and was advertised too: then they take the messages in post order.
+   * Whether it was advertised.
    */
-  #advertiseReceive(request: RecvRequest): void {
+  #advertiseReceive(request: RecvRequest): boolean {
     const peer = request.peer;
     const data = request.data;
-    if (peer === undefined || !this.#writable(data.size) || !data.program.contiguous) return;
+    if (peer === undefined || !this.#writable(data.size) || !data.program.contiguous) return false;
     const link = this.#link(peer);
-    if (link.failed !== undefined || link.revoking.length > 0) return;
+    if (link.failed !== undefined || link.revoking.length > 0) return false;
     const ahead = this.#host.olderRivals(request);
-    if (ahead < 0) return;
+    if (ahead < 0) return false;
     const key = messageKey(request.context, request.tag);
     const advertised = link.advertisedPosted.get(key) ?? 0;
-    if (ahead !== advertised) return;
+    if (ahead !== advertised) return false;
     const exposure = this.#advertWindows.acquire(this.#cache!.lmrFor(data.bytes), inPlaceStart(data), data.size);
     const ordinal = link.arrived.counted(request.context, request.tag) + ahead + 1;
     request.deviceState = new AdvertisedRecv(link, key, exposure, link.arrived.epoch, ordinal);
@@ -856,6 +859,7 @@ export class RdmaDevice implements Device {
     link.advertisedPosted.set(key, advertised + 1);
     this.#notice(link, 'advertise').add(request, link.arrived.epoch, ordinal, exposure.triplet);
     this.#counts.advertisedReceives++;
+    return true;
   }
 
   /**
