@@ -27,8 +27,9 @@ class Entry implements PinnedRegistration {
  */
 export class RegistrationCache {
   readonly #lmrs = new Map<ArrayBufferLike, Entry>();
-  /** The most recently used entry's buffer: a repeat lookup of it leaves the order as it is. */
+  /** The most recently used entry and its buffer: a repeat lookup of it needs no map probe and leaves the order as it is. */
   #newest: ArrayBufferLike | undefined;
+  #newestEntry: Entry | undefined;
   #registrations = 0;
 
   constructor(
@@ -64,19 +65,22 @@ export class RegistrationCache {
 
   #entry(bytes: Uint8Array): Entry {
     const buffer = bytes.buffer;
+    const newest = this.#newestEntry;
+    if (buffer === this.#newest && newest !== undefined && !newest.lmr.freed) return newest;
     const cached = this.#lmrs.get(buffer);
     if (cached !== undefined && !cached.lmr.freed) {
-      if (buffer === this.#newest) return cached;
       // Move to the back: most recently used.
       this.#lmrs.delete(buffer);
       this.#lmrs.set(buffer, cached);
       this.#newest = buffer;
+      this.#newestEntry = cached;
       return cached;
     }
     const entry = new Entry(this.pz.registerLmr(buffer, MemAccess.ALL));
     this.#registrations++;
     this.#lmrs.set(buffer, entry);
     this.#newest = buffer;
+    this.#newestEntry = entry;
     if (this.#lmrs.size > this.limit) this.#evict(buffer);
     return entry;
   }
@@ -91,6 +95,7 @@ export class RegistrationCache {
     for (const { lmr } of this.#lmrs.values()) freeQuietly(lmr);
     this.#lmrs.clear();
     this.#newest = undefined;
+    this.#newestEntry = undefined;
   }
 
   /** Free the oldest idle entries, never `newest`: its caller is about to use it. */

@@ -15,6 +15,8 @@ interface Shared {
  */
 export class SharedExposures {
   readonly #byLmr = new Map<Lmr, Map<number, Shared>>();
+  /** The binding found or made last (still filed): a window of receives into one buffer finds it without the two probes. */
+  #last: Shared | undefined = undefined;
 
   constructor(
     private readonly takeRmr: () => Rmr,
@@ -27,10 +29,16 @@ export class SharedExposures {
    * the shared one if bound, else a new binding. The region object is built only for a new one.
    */
   acquire(lmr: Lmr, start: number, length: number): Exposure {
+    const last = this.#last;
+    if (last !== undefined && last.exposure.region.lmr === lmr && last.exposure.region.start === start && last.exposure.triplet.length === length) {
+      last.users++;
+      return last.exposure;
+    }
     let byStart = this.#byLmr.get(lmr);
     const found = byStart?.get(start);
     if (found !== undefined && found.exposure.triplet.length === length) {
       found.users++;
+      this.#last = found;
       return found.exposure;
     }
     const exposure = expose(inPlaceRegion(lmr, start), length, this.takeRmr(), this.access);
@@ -39,6 +47,7 @@ export class SharedExposures {
     const shared: Shared = { exposure, users: 1 };
     if (byStart === undefined) this.#byLmr.set(lmr, (byStart = new Map()));
     byStart.set(start, shared);
+    this.#last = shared;
     return exposure;
   }
 
@@ -50,6 +59,7 @@ export class SharedExposures {
     // Not filed (bound on its own beside a shared window of another length): unbind it now.
     if (shared === undefined || shared.exposure !== exposure) return this.returnRmr(exposure.rmr);
     if (--shared.users > 0) return;
+    if (this.#last === shared) this.#last = undefined;
     byStart!.delete(region.start);
     if (byStart!.size === 0) this.#byLmr.delete(region.lmr);
     this.returnRmr(exposure.rmr);
