@@ -54,6 +54,38 @@ describe('bench/stream-window.mjs', () => {
   });
 });
 
+describe('bench/window-timeline.mjs', () => {
+  it('cuts the window into stages that add up to it, MPI beside DAT, in virtual time', async () => {
+    const ran = await bench(['bench/window-timeline.mjs', '--provider', 'ib', '--size', '65536', '--blocks', '2', '--windows', '4']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# window-timeline \(dapl\.ts @dapl\/mpi, device rdma, provider ib, virtual time\): 65536 B, window 64, 2 block pairs of 4 windows/m);
+    const row = (name: string) => {
+      const m = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+(-?[0-9.]+)\\s+(-?[0-9.]+|-)\\s+(-?[0-9.]+|-)$`, 'm').exec(ran.stdout);
+      expect(m, `${name}\n${ran.stdout}`).not.toBeNull();
+      return m!.slice(1).map(Number);
+    };
+    const [mpiWindow, datWindow, excess] = row('window');
+    const stages = ['1 sender posts the window', '2 last post -> every message seen', '3 acknowledgement sent (the call)', '4 call returned -> sender sees it', '5 sender sees it -> next first post'].map(row);
+    // Virtual time repeats every window exactly, so the stages' medians add up to the window's.
+    expect(Math.abs(stages.reduce((t, r) => t + r[0], 0) - mpiWindow)).toBeLessThan(0.5);
+    expect(Math.abs(stages.reduce((t, r) => t + r[1], 0) - datWindow)).toBeLessThan(0.5);
+    expect(Math.abs(excess - (mpiWindow - datWindow))).toBeLessThan(0.15);
+    expect(mpiWindow).toBeGreaterThan(0);
+    // Only MPI posts its receives per window.
+    const off = row('  off the path: next receives posted');
+    expect(off[0]).toBeGreaterThan(0);
+    expect(Number.isNaN(off[1])).toBe(true);
+  });
+
+  it('answers a bad option with exit 2 and names it, and prints its usage with --help', async () => {
+    await expectRefused(['bench/window-timeline.mjs', '--windows', '1'], "--windows must be an integer >= 2, got '1'");
+    await expectRefused(['bench/window-timeline.mjs', '--warmup', 'soon'], "--warmup must be a number of seconds from 0 to 600, got 'soon'");
+    const ran = await bench(['bench/window-timeline.mjs', '--help']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^usage: node bench\/window-timeline\.mjs/);
+  });
+});
+
 describe('bench/osu.mjs', () => {
   it('prints osu_bw with the DAT figure and the ratio beside each size', async () => {
     const ran = await bench(['bench/osu.mjs', '--provider', 'ib', '--only', 'bw', '--min-size', '65536', '--max-size', '131072']);

@@ -137,6 +137,28 @@ export class DatPair {
     });
   }
 
+  /**
+   * One osu_bw window, `stream`'s loop body, calling `mark(point)` where bench/window-timeline.mjs
+   * times it: rank 0 'posting', 'posted' and 'acknowledged'; rank 1 'last' (every message seen) and
+   * 'acknowledging' (its acknowledgement posted). DAT's receives are posted in advance, so rank 1
+   * has no 'receiving' point.
+   */
+  async markedWindow(n, window, mark) {
+    const iov = this.#iov(n);
+    if (this.rank === 0) {
+      mark('posting');
+      for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
+      mark('posted');
+      await this.#received();
+      mark('acknowledged');
+    } else {
+      for (let w = 0; w < window; w++) await this.#received();
+      mark('last');
+      this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
+      mark('acknowledging');
+    }
+  }
+
   bistream(n, iters, window, skip) {
     const iov = this.#iov(n);
     return skipping(this.clock, skip, iters, async () => {
