@@ -3,7 +3,7 @@
 // osu_bibw; ranks 0 and 1): each size beside the same exchange done directly with DAT on the same IA
 // in the same job (send/recv with pre-posted receives; sends with suppressed completions, as MPI
 // libraries over uDAPL post them); the MPI and DAT rounds alternate; figures are medians over rounds;
-// ratio = MPI / DAT. osu_bw and osu_bibw count windows as OSU does (100 timed after 10 skipped up to
+// ratio = MPI / DAT, the median over round pairs of each pair's ratio. osu_bw and osu_bibw count windows as OSU does (100 timed after 10 skipped up to
 // 8 KiB; 20 after 2 above), the skipped ones first in the same loop; each size's timed rounds follow
 // an untimed pair, and a test's first size, and the first size of each MPI protocol range (above
 // the eager limit; above the bounce limit in osu_latency), follows --warmup seconds of them: a cold
@@ -27,7 +27,8 @@ import { benchOptions } from './lib/options.mjs';
 const HELP = `usage: node bench/osu.mjs [options]
 
 osu_latency, osu_bw (window 64) and osu_bibw on @dapl/mpi between ranks 0 and 1, beside DAT
-send/recv on the same IA in the same job, OSU output format with the MPI/DAT ratio per size; and
+send/recv on the same IA in the same job, OSU output format with the MPI/DAT ratio per size (the
+median of the ratios of the round pairs, each MPI round beside the DAT round after it); and
 osu_barrier, osu_bcast, osu_allreduce over all ranks.
 
   --provider KEY     tcp (default; processes), ib, lapi, combuf (virtual time)
@@ -94,8 +95,8 @@ async function benchmark() {
   const latencyLimits = bounceLimit > eagerLimit ? [eagerLimit, bounceLimit] : [eagerLimit];
   const windowLimits = [eagerLimit];
   /**
-   * MPI and DAT rounds alternating (both ranks start each MPI round together); the median time of
-   * each. Untimed pairs go first, as OSU's skip iterations — at least one, and more until rank 0 has
+   * MPI and DAT rounds alternating (both ranks start each MPI round together): the median time of
+   * each, and the rounds as pairs [MPI, DAT] in the order they ran. Untimed pairs go first, as OSU's skip iterations — at least one, and more until rank 0 has
    * seen `warmFor` seconds of them (it tells rank 1 after each pair): JIT, registrations and the
    * first use of each buffer are not measured, nor (at a test's first size) the seconds a stream
    * takes on this host to reach its steady rate.
@@ -119,8 +120,15 @@ async function benchmark() {
       mpiRuns.push(await timed(() => mpi.wtime(), mpiBody, together(world, rank)));
       datRuns.push(await timed(() => mpi.wtime(), datBody));
     }
-    return [median(mpiRuns), median(datRuns)];
+    return [median(mpiRuns), median(datRuns), mpiRuns.map((m, r) => [m, datRuns[r]])];
   };
+  /**
+   * MPI / DAT for a size: the median over round pairs of each pair's ratio (`of(mpi, dat)` from the
+   * two times), not the ratio of the two medians. A pair ran back to back, so it saw the same host:
+   * this host's rate can change by 3x within a size's rounds, and then the two medians may come
+   * from different halves of them.
+   */
+  const pairRatio = (pairs, of) => median(pairs.map(([m, d]) => of(m, d)));
   const iterations = (n) => (quick ? (n <= 65536 ? 50 : 5) : n <= 8192 ? 1000 : n <= 262144 ? 100 : 20);
   /**
    * Windows per bw/bibw round as OSU counts them (loop 100 and skip 10 up to 8 KiB, loop 20 and
@@ -140,12 +148,13 @@ async function benchmark() {
   const header = (title, unit) => {
     if (rank !== 0) return;
     process.stdout.write(`# OSU MPI ${title} Test (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}${simulated ? ', virtual time' : ''})\n`);
-    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size and at each protocol's first); ratio = MPI / DAT\n`);
+    process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size and at each protocol's first); ratio = MPI / DAT, the median of the ratios of the round pairs (each MPI round and the DAT round after it)\n`);
     process.stdout.write(`# Size${' '.repeat(6)}${unit.padStart(16)}${`DAT ${unit.split(' ')[1] ?? ''}`.padStart(16)}${'ratio'.padStart(9)}\n`);
   };
-  const row = (n, mpiValue, datValue) => {
+  const row = (n, mpiValue, datValue, pairs, of) => {
     if (rank !== 0) return;
-    const ratio = datValue > 0 ? (mpiValue / datValue).toFixed(2) : '-';
+    const value = pairRatio(pairs, of);
+    const ratio = Number.isFinite(value) ? value.toFixed(2) : '-';
     process.stdout.write(`${String(n).padEnd(10)}${mpiValue.toFixed(2).padStart(16)}${datValue.toFixed(2).padStart(16)}${ratio.padStart(9)}\n`);
   };
 
@@ -154,7 +163,7 @@ async function benchmark() {
     for (const [position, n] of sizes.entries()) {
       const buf = new Uint8Array(n);
       const iters = iterations(n);
-      const [mpiTime, datTime] = await alternate(
+      const [mpiTime, datTime, pairs] = await alternate(
         async () => {
           for (let i = 0; i < iters; i++) {
             if (rank === 0) {
@@ -169,7 +178,7 @@ async function benchmark() {
         () => dat.pingPong(n, iters),
         warmupAt(position, latencyLimits),
       );
-      row(n, (mpiTime * 1e6) / (2 * iters), (datTime * 1e6) / (2 * iters));
+      row(n, (mpiTime * 1e6) / (2 * iters), (datTime * 1e6) / (2 * iters), pairs, (m, d) => m / d);
     }
   }
 
@@ -179,7 +188,7 @@ async function benchmark() {
       const buf = new Uint8Array(n);
       const ack = new Uint8Array(4);
       const { iters, skip } = windows(n);
-      const [mpiTime, datTime] = await alternate(
+      const [mpiTime, datTime, pairs] = await alternate(
         () =>
           skipping(() => mpi.wtime(), skip, iters, async () => {
             const reqs = [];
@@ -197,7 +206,7 @@ async function benchmark() {
         warmupAt(position, windowLimits),
       );
       const bytes = n * window * iters;
-      row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
+      row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6, pairs, (m, d) => d / m);
     }
   }
 
@@ -207,7 +216,7 @@ async function benchmark() {
       const out = new Uint8Array(n);
       const into = new Uint8Array(n);
       const { iters, skip } = windows(n);
-      const [mpiTime, datTime] = await alternate(
+      const [mpiTime, datTime, pairs] = await alternate(
         () =>
           skipping(() => mpi.wtime(), skip, iters, async () => {
             const reqs = [];
@@ -219,7 +228,7 @@ async function benchmark() {
         warmupAt(position, windowLimits),
       );
       const bytes = 2 * n * window * iters;
-      row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6);
+      row(n, bytes / mpiTime / 1e6, bytes / datTime / 1e6, pairs, (m, d) => d / m);
     }
   }
 
