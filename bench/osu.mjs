@@ -3,13 +3,14 @@
 // osu_bibw; ranks 0 and 1): each size beside the same exchange done directly with DAT on the same IA
 // in the same job (send/recv with pre-posted receives; sends with suppressed completions, as MPI
 // libraries over uDAPL post them); the MPI and DAT rounds alternate; figures are medians over rounds;
-// ratio = MPI / DAT, the median over round pairs of each pair's ratio. osu_bw and osu_bibw count windows as OSU does (100 timed after 10 skipped up to
-// 8 KiB; 20 after 2 above), the skipped ones first in the same loop; each size's timed rounds follow
-// an untimed pair, and a test's first size, and the first size of each MPI protocol range (above
-// the eager limit; above the bounce limit in osu_latency), follows --warmup seconds of them: a cold
-// stream on this host takes 2-4 s to reach its steady rate (MPI's 64 KiB window, alternating with
-// DAT's, ~4 s: bench/RESULTS.md, session 19), and a protocol's code runs unoptimized for its first
-// ~1,000-2,000 messages (V8 tiers a function up by the bytecode it has run).
+// ratio = MPI / DAT, the median over round pairs of each pair's ratio. osu_bw and osu_bibw count
+// windows as OSU does (100 timed after 10 skipped up to 8 KiB; 20 after 2 above), the skipped ones
+// first in the same loop; each size's timed rounds follow an untimed pair, and a test's first
+// size, and the first size of each MPI protocol range (above the eager limit; above the bounce limit
+// in osu_latency), follows --warmup seconds of them: a cold stream on this host takes 2-4 s to
+// reach its steady rate (MPI's 64 KiB window, alternating with DAT's, ~4 s: bench/RESULTS.md,
+// session 19), and a protocol's code runs unoptimized for its first ~1,000-2,000 messages (V8 tiers
+// a function up by the bytecode it has run).
 // Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average latency over
 // iterations, the maximum over ranks, median over rounds. On a simulated provider the times are
 // virtual (deterministic).
@@ -96,8 +97,8 @@ async function benchmark() {
   const windowLimits = [eagerLimit];
   /**
    * MPI and DAT rounds alternating (both ranks start each MPI round together): the median time of
-   * each, and the rounds as pairs [MPI, DAT] in the order they ran. Untimed pairs go first, as OSU's skip iterations — at least one, and more until rank 0 has
-   * seen `warmFor` seconds of them (it tells rank 1 after each pair): JIT, registrations and the
+   * each, and the rounds as pairs [MPI, DAT] in the order they ran. Untimed pairs go first, as
+   * OSU's skip iterations — at least one, and more until rank 0 has seen `warmFor` seconds of them (it tells rank 1 after each pair): JIT, registrations and the
    * first use of each buffer are not measured, nor (at a test's first size) the seconds a stream
    * takes on this host to reach its steady rate.
    */
@@ -122,13 +123,6 @@ async function benchmark() {
     }
     return [median(mpiRuns), median(datRuns), mpiRuns.map((m, r) => [m, datRuns[r]])];
   };
-  /**
-   * MPI / DAT for a size: the median over round pairs of each pair's ratio (`of(mpi, dat)` from the
-   * two times), not the ratio of the two medians. A pair ran back to back, so it saw the same host:
-   * this host's rate can change by 3x within a size's rounds, and then the two medians may come
-   * from different halves of them.
-   */
-  const pairRatio = (pairs, of) => median(pairs.map(([m, d]) => of(m, d)));
   const iterations = (n) => (quick ? (n <= 65536 ? 50 : 5) : n <= 8192 ? 1000 : n <= 262144 ? 100 : 20);
   /**
    * Windows per bw/bibw round as OSU counts them (loop 100 and skip 10 up to 8 KiB, loop 20 and
@@ -151,9 +145,15 @@ async function benchmark() {
     process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size and at each protocol's first); ratio = MPI / DAT, the median of the ratios of the round pairs (each MPI round and the DAT round after it)\n`);
     process.stdout.write(`# Size${' '.repeat(6)}${unit.padStart(16)}${`DAT ${unit.split(' ')[1] ?? ''}`.padStart(16)}${'ratio'.padStart(9)}\n`);
   };
+  /**
+   * A size's line. Its ratio is the median over round pairs of each pair's ratio (`of(mpi, dat)`
+   * from the two times), not the ratio of the two medians: a pair ran back to back and saw the same
+   * host, whose rate can change by 3x within a size's rounds, and the two medians may then come
+   * from different halves of them.
+   */
   const row = (n, mpiValue, datValue, pairs, of) => {
     if (rank !== 0) return;
-    const value = pairRatio(pairs, of);
+    const value = median(pairs.map(([m, d]) => of(m, d)));
     const ratio = Number.isFinite(value) ? value.toFixed(2) : '-';
     process.stdout.write(`${String(n).padEnd(10)}${mpiValue.toFixed(2).padStart(16)}${datValue.toFixed(2).padStart(16)}${ratio.padStart(9)}\n`);
   };

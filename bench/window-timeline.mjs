@@ -153,7 +153,7 @@ async function benchmark() {
       median(
         list.map(({ sender, receiver }) => {
           const s = (i, p) => sender[i * POINTS + SENDER.indexOf(p)];
-          const r = (i, p) => (RECEIVER.indexOf(p) < 0 ? 0 : receiver[i * POINTS + RECEIVER.indexOf(p)]);
+          const r = (i, p) => receiver[i * POINTS + RECEIVER.indexOf(p)];
           const v = [];
           for (let i = 1; i + 1 < windowsPerBlock; i++) v.push(f(s, r, i));
           return median(v);

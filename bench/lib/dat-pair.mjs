@@ -108,8 +108,13 @@ export class DatPair {
   }
 
   stream(n, iters, window, skip) {
+    return this.#oneWay(iters, window, skip, this.#sends(n));
+  }
+
+  /** Posts one `n`-byte send of a stream (the window's `w`-th). */
+  #sends(n) {
     const iov = this.#iov(n);
-    return this.#oneWay(iters, window, skip, (w) => this.ep.postSend(iov, w, { suppressCompletion: true }));
+    return (w) => this.ep.postSend(iov, w, { suppressCompletion: true });
   }
 
   /**
@@ -124,30 +129,16 @@ export class DatPair {
     return this.#oneWay(iters, window, skip, (w) => this.ep.postRdmaWrite(iov, w, remote, { immediate: w, suppressCompletion: true }));
   }
 
-  /** osu_bw's loop: rank 0 makes `post(w)` for each of a window, rank 1 takes the window's completions and acknowledges. */
+  /** osu_bw's loop: `#window` `skip + iters` times, the last `iters` timed. */
   #oneWay(iters, window, skip, post) {
-    return skipping(this.clock, skip, iters, async () => {
-      if (this.rank === 0) {
-        for (let w = 0; w < window; w++) post(w);
-        await this.#received();
-      } else {
-        for (let w = 0; w < window; w++) await this.#received();
-        this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
-      }
-    });
+    return skipping(this.clock, skip, iters, () => this.#window(window, post, unmarked));
   }
 
-  /**
-   * One osu_bw window, `stream`'s loop body, calling `mark(point)` where bench/window-timeline.mjs
-   * times it: rank 0 'posting', 'posted' and 'acknowledged'; rank 1 'last' (every message seen) and
-   * 'acknowledging' (its acknowledgement posted). DAT's receives are posted in advance, so rank 1
-   * has no 'receiving' point.
-   */
-  async markedWindow(n, window, mark) {
-    const iov = this.#iov(n);
+  /** One window of osu_bw: rank 0 makes `post(w)` for each of it, rank 1 takes the window's completions and acknowledges. */
+  async #window(window, post, mark) {
     if (this.rank === 0) {
       mark('posting');
-      for (let w = 0; w < window; w++) this.ep.postSend(iov, w, { suppressCompletion: true });
+      for (let w = 0; w < window; w++) post(w);
       mark('posted');
       await this.#received();
       mark('acknowledged');
@@ -157,6 +148,15 @@ export class DatPair {
       this.ep.postSend(this.#iov(0), 'ack', { suppressCompletion: true });
       mark('acknowledging');
     }
+  }
+
+  /**
+   * One window of `stream`, calling `mark(point)` where bench/window-timeline.mjs times it: rank 0
+   * 'posting', 'posted' and 'acknowledged'; rank 1 'last' (every message seen) and 'acknowledging'
+   * (its acknowledgement posted). DAT's receives are posted in advance: rank 1 has no 'receiving'.
+   */
+  markedWindow(n, window, mark) {
+    return this.#window(window, this.#sends(n), mark);
   }
 
   bistream(n, iters, window, skip) {
@@ -173,3 +173,5 @@ export class DatPair {
   }
 }
 
+/** A window nobody times. */
+function unmarked() {}

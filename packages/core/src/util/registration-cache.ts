@@ -14,7 +14,10 @@ export interface PinnedRegistration {
 
 class Entry implements PinnedRegistration {
   pins = 0;
-  constructor(readonly lmr: Lmr) {}
+  constructor(
+    readonly buffer: ArrayBufferLike,
+    readonly lmr: Lmr,
+  ) {}
 }
 
 /**
@@ -27,9 +30,8 @@ class Entry implements PinnedRegistration {
  */
 export class RegistrationCache {
   readonly #lmrs = new Map<ArrayBufferLike, Entry>();
-  /** The most recently used entry and its buffer: a repeat lookup of it needs no map probe and leaves the order as it is. */
-  #newest: ArrayBufferLike | undefined;
-  #newestEntry: Entry | undefined;
+  /** The most recently used entry: a repeat lookup of its buffer needs no map probe and leaves the order as it is. */
+  #newest: Entry | undefined;
   #registrations = 0;
 
   constructor(
@@ -65,23 +67,21 @@ export class RegistrationCache {
 
   #entry(bytes: Uint8Array): Entry {
     const buffer = bytes.buffer;
-    const newest = this.#newestEntry;
-    if (buffer === this.#newest && newest !== undefined && !newest.lmr.freed) return newest;
+    const newest = this.#newest;
+    if (newest !== undefined && newest.buffer === buffer && !newest.lmr.freed) return newest;
     const cached = this.#lmrs.get(buffer);
     if (cached !== undefined && !cached.lmr.freed) {
       // Move to the back: most recently used.
       this.#lmrs.delete(buffer);
       this.#lmrs.set(buffer, cached);
-      this.#newest = buffer;
-      this.#newestEntry = cached;
+      this.#newest = cached;
       return cached;
     }
-    const entry = new Entry(this.pz.registerLmr(buffer, MemAccess.ALL));
+    const entry = new Entry(buffer, this.pz.registerLmr(buffer, MemAccess.ALL));
     this.#registrations++;
     this.#lmrs.set(buffer, entry);
-    this.#newest = buffer;
-    this.#newestEntry = entry;
-    if (this.#lmrs.size > this.limit) this.#evict(buffer);
+    this.#newest = entry;
+    if (this.#lmrs.size > this.limit) this.#evict(entry);
     return entry;
   }
 
@@ -95,14 +95,13 @@ export class RegistrationCache {
     for (const { lmr } of this.#lmrs.values()) freeQuietly(lmr);
     this.#lmrs.clear();
     this.#newest = undefined;
-    this.#newestEntry = undefined;
   }
 
   /** Free the oldest idle entries, never `newest`: its caller is about to use it. */
-  #evict(newest: ArrayBufferLike): void {
+  #evict(newest: Entry): void {
     for (const [buffer, entry] of this.#lmrs) {
       if (this.#lmrs.size <= this.limit) return;
-      if (buffer === newest || entry.pins > 0) continue;
+      if (entry === newest || entry.pins > 0) continue;
       if (freeQuietly(entry.lmr)) this.#lmrs.delete(buffer);
     }
   }

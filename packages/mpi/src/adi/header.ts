@@ -64,15 +64,12 @@ export function writeHeader(view: DataView, h: Header): void {
   view.setUint32(20, h.senderRequest, true);
   view.setUint32(24, h.receiverRequest, true);
   view.setUint32(28, h.targetOffset, true);
-  // Only rendezvous requests carry an RMR context: the others skip the BigInt (and its allocation on
-  // decode) but still zero the field, since send buffers are shared by all peers and one that last
-  // carried an RTS would otherwise hand its RMR context to whoever the buffer goes to next.
-  if (carriesRmr(h.kind)) view.setBigUint64(32, h.rmrContext, true);
-  else {
-    view.setUint32(32, 0, true);
-    view.setUint32(36, 0, true);
-  }
+  // Written for every kind (0 where there is none): send buffers are shared by all peers, and one
+  // that last carried an RTS must not hand its RMR context to whoever the buffer goes to next.
+  view.setBigUint64(32, h.rmrContext, true);
 }
+
+/** Only rendezvous requests carry an RMR context: the others skip the BigInt (an allocation) on decode. */
 
 function carriesRmr(kind: MessageKind): boolean {
   return kind === MessageKind.RTS || kind === MessageKind.CTS;

@@ -208,7 +208,7 @@ export class RdmaDevice implements Device {
     wire.onDone(this.#sendDone);
     // Nothing queued ahead of it on a connected link: it goes (or waits) without a trip through the backlog.
     if (link.backlogSize === 0 && link.ready && link.sendEp!.state === EpState.CONNECTED) {
-      if (!this.#sendNow(link, wire, false)) link.push(wire);
+      if (!this.#sendNow(link, wire)) link.push(wire);
       return;
     }
     link.push(wire);
@@ -258,18 +258,16 @@ export class RdmaDevice implements Device {
   #pump(link: PeerLink): void {
     if (!link.ready) return this.#connect(link);
     if (link.sendEp!.state !== EpState.CONNECTED) return;
-    while (link.backlogSize > 0 && this.#sendNow(link, link.peek(), true));
+    while (link.backlogSize > 0 && this.#sendNow(link, link.peek())) link.shift();
   }
 
   /**
-   * Send `item` if its receive was advertised, or a credit and a free send buffer allow; `queued`:
-   * it is the backlog's head, taken off as it goes. False: it must wait (the stall is noted).
+   * Send `item` if its receive was advertised, or a credit and a free send buffer allow. False: it
+   * must wait (the stall is noted). The backlog is the caller's: EVD notifications are deferred, so
+   * nothing sent here re-enters the device while `item` is still its head.
    */
-  #sendNow(link: PeerLink, item: Outgoing, queued: boolean): boolean {
-    if (item instanceof SendRequest && link.advertisements.size > 0 && this.#writeAdvertised(link, item)) {
-      if (queued) link.shift();
-      return true;
-    }
+  #sendNow(link: PeerLink, item: Outgoing): boolean {
+    if (item instanceof SendRequest && link.advertisements.size > 0 && this.#writeAdvertised(link, item)) return true;
     if (link.credits === 0) {
       this.#counts.creditStalls++;
       return false;
@@ -280,7 +278,6 @@ export class RdmaDevice implements Device {
       return false;
     }
     link.credits--;
-    if (queued) link.shift();
     this.#transmit(link, item, slot);
     return true;
   }
@@ -545,10 +542,7 @@ export class RdmaDevice implements Device {
     // An advertised receive took a message small enough to go eager: its window closes.
     if (request.deviceState instanceof AdvertisedRecv) this.#withdraw(request);
     const size = h.size;
-    const length = Math.min(size, request.data.size);
-    const data = request.data;
-    if (length > 0) unpackRange(data.program, data.count, data.bytes, data.offset, 0, slot.bytes, HEADER_BYTES, length);
-    this.#clock.chargeCopy(length);
+    this.#unpackCharged(request, slot.bytes, HEADER_BYTES, Math.min(size, request.data.size));
     const source = h.source;
     const tag = h.tag;
     const sync = h.kind === MessageKind.EAGER_SYNC;
@@ -557,6 +551,13 @@ export class RdmaDevice implements Device {
     this.#repost(slot, ep, link);
     if (sync) this.#ring(ep, link, ImmediateKind.SYNC_ACK, senderRequest);
     request.finish(source, tag, size);
+  }
+
+  /** Scatter `length` packed bytes from `src[at…]` into `request`, the copy charged to the clock: eager data delivered. */
+  #unpackCharged(request: RecvRequest, src: Uint8Array, at: number, length: number): void {
+    const span = request.data;
+    if (length > 0) unpackRange(span.program, span.count, span.bytes, span.offset, 0, src, at, length);
+    this.#clock.chargeCopy(length);
   }
 
   /** Messages are counted per (context, tag) only for receiver-initiated rendezvous; 0 without it. */
@@ -672,8 +673,7 @@ export class RdmaDevice implements Device {
     const capacity = request.data.size;
     const length = Math.min(message.size, capacity);
     if (message.payload !== undefined) {
-      if (length > 0) unpackFrom(request.data, message.payload, length);
-      this.#clock.chargeCopy(length);
+      this.#unpackCharged(request, message.payload, 0, length);
       this.#unexpected.release(message, arrival);
       if (message.synchronous) this.#ring(arrival.ep, arrival.link, ImmediateKind.SYNC_ACK, arrival.senderRequest);
       return request.finish(message.source, message.tag, message.size);
@@ -1008,10 +1008,6 @@ const LOCAL_COMPLETION = { localCompletion: true } as const;
 /** What a completed send reports (MPI leaves a send's status undefined; ours is the empty one). */
 const sendStatus = Status.EMPTY;
 
-/** Scatter `length` packed bytes from `payload` into a span. */
-function unpackFrom(span: BufferSpan, payload: Uint8Array, length: number): void {
-  unpackRange(span.program, span.count, span.bytes, span.offset, 0, payload, 0, length);
-}
 
 function incoming(peer: number, h: Header, payload: Uint8Array | undefined, arrival: Arrival): IncomingMessage {
   return {
