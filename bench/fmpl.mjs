@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// FMPL beside the seed's figures (seed 001 §5, Hitachi SR8000, 16 nodes): 8-byte one-way latency
-// (seed 12.8 µs), the same with the receive posted in advance (9.9 µs), throughput up to 16 MB
+// FMPL beside the paper's figures (Tatebe et al. §5, Hitachi SR8000, 16 nodes): 8-byte one-way latency
+// (paper 12.8 µs), the same with the receive posted in advance (9.9 µs), throughput up to 16 MB
 // (999 MB/s), hardware and software barrier (8 µs hardware), broadcast latency for 8 KB and throughput
 // up to 8 MB on all ranks (877 MB/s hardware), and 4-byte latency with 200 receives outstanding
 // (9.9 µs). On combuf the times are virtual and come out of the model's hardware figures (TCW-reused
@@ -36,7 +36,7 @@ async function benchmark() {
   const out = (text) => rank === 0 && process.stdout.write(`${text}\n`);
   const us = (s) => (s * 1e6).toFixed(2);
   const virtual = ['combuf', 'ib', 'lapi'].includes(fmpl.provider);
-  out(`# FMPL on ${fmpl.provider} (${size} ranks; ${virtual ? 'virtual time' : 'wall clock'}), beside seed 001's SR8000 figures`);
+  out(`# FMPL on ${fmpl.provider} (${size} ranks; ${virtual ? 'virtual time' : 'wall clock'}), beside the SR8000 figures of the FMPL paper (Tatebe et al.)`);
   // Virtual time is exact in 20; on a wall clock small messages repeat up to 1,000 times a round
   // (64 MiB a size at most, 20 at least).
   const repsFor = (n) => (virtual ? 20 : Math.max(20, Math.min(1000, Math.floor((64 << 20) / Math.max(n, 1)))));
@@ -77,16 +77,16 @@ async function benchmark() {
       return (fmpl.wtime() - start) / (2 * reps);
     };
     await pingPong(8, false); // warm-up: connections, registrations, TCWs
-    out(`8-byte one-way latency  ${us(await pingPong(8, false))} us   (seed: 12.8 us)`);
-    // Table 1 of the seed: where a blocking 8-byte send and receive spend their time (rank 0 sends, rank 1 receives).
+    out(`8-byte one-way latency  ${us(await pingPong(8, false))} us   (paper: 12.8 us)`);
+    // Table 1 of the paper: where a blocking 8-byte send and receive spend their time (rank 0 sends, rank 1 receives).
     const b = fmpl.breakdown;
     const peerB = new Float64Array(2);
     if (rank === 1) await fmpl.send(new Float64Array([b.recvPostHeader, b.recvWaitBody]), 0, 4);
     else await fmpl.recv(peerB, 1, 4);
-    out(`  breakdown, send: wait for the header ${us(b.sendWaitHeader)} us, body ${us(b.sendBody)} us   (seed table 1: recv header 5.0, send msg 8.1)`);
-    out(`  breakdown, receive: post the header ${us(peerB[0])} us, wait for the body ${us(peerB[1])} us   (seed table 1: send header 6.1, recv msg 5.6)`);
-    out(`  receive posted in advance  ${us(await pingPong(8, true))} us   (seed: 9.9 us)`);
-    out('# Size        Throughput (MB/s, ping-pong)   (seed: 999 MB/s at 16 MB)');
+    out(`  breakdown, send: wait for the header ${us(b.sendWaitHeader)} us, body ${us(b.sendBody)} us   (the paper's Table 1: recv header 5.0, send msg 8.1)`);
+    out(`  breakdown, receive: post the header ${us(peerB[0])} us, wait for the body ${us(peerB[1])} us   (the paper's Table 1: send header 6.1, recv msg 5.6)`);
+    out(`  receive posted in advance  ${us(await pingPong(8, true))} us   (paper: 9.9 us)`);
+    out('# Size        Throughput (MB/s, ping-pong)   (paper: 999 MB/s at 16 MB)');
     for (const n of [4096, 65536, 1 << 20, 16 << 20]) {
       const t = await pingPong(n, false);
       out(`${String(n).padEnd(12)}${(n / t / 1e6).toFixed(1).padStart(12)}`);
@@ -112,7 +112,7 @@ async function benchmark() {
       }
       return (fmpl.wtime() - start) / (2 * OUTSTANDING);
     };
-    out(`4-byte one-way latency, ${OUTSTANDING} receives outstanding  ${us(await warmMedian(outstandingRound, 10))} us   (seed: 9.9 us)`);
+    out(`4-byte one-way latency, ${OUTSTANDING} receives outstanding  ${us(await warmMedian(outstandingRound, 10))} us   (paper: 9.9 us)`);
   }
 
   await fmpl.barrier();
@@ -124,7 +124,7 @@ async function benchmark() {
     return (fmpl.wtime() - start) / barriers;
   };
   out(`barrier  ${us(await warmMedian(barrierRound, 3))} us`);
-  out(`  (${fmpl.counters().hwBarriers > 0 ? 'hardware' : 'software'}; seed: 8 us hardware)`);
+  out(`  (${fmpl.counters().hwBarriers > 0 ? 'hardware' : 'software'}; paper: 8 us hardware)`);
   const sizes = values['collectives-only'] ? [8192] : [8192, 65536, 1 << 20, 8 << 20];
   for (const n of sizes) {
     const buf = new Uint8Array(n);
@@ -138,7 +138,7 @@ async function benchmark() {
     };
     const t = await warmMedian(bcastRound, 2);
     if (n === 8192) out(`bcast 8 KB  ${us(t)} us`);
-    else out(`bcast ${String(n).padEnd(9)} ${(n / t / 1e6).toFixed(1)} MB/s${n === 8 << 20 ? '   (seed: 877 MB/s hardware, 16 nodes)' : ''}`);
+    else out(`bcast ${String(n).padEnd(9)} ${(n / t / 1e6).toFixed(1)} MB/s${n === 8 << 20 ? '   (paper: 877 MB/s hardware, 16 nodes)' : ''}`);
   }
   out(`  (${fmpl.counters().hwBcasts > 0 ? 'hardware' : 'software'} broadcast)`);
   await fmpl.finalize();

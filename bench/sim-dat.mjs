@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // DAT-level RDMA-write ping-pong latency and streaming bandwidth of each simulated provider, in
-// virtual time (OSU format), beside the seed figures they should approach — figures that come out
+// virtual time (OSU format), beside the paper figures they should approach — figures that come out
 // of each model's hardware-level parameters, never put in. Then the simulator's own speed: events per
 // wall-clock second for a ring of 256 and of 1,024 ranks.
 //
@@ -14,25 +14,25 @@ import { createLapiProvider } from '@dapl/provider-lapi';
 const HELP = `usage: node bench/sim-dat.mjs [--provider ib|ib-no-inline|lapi|combuf] [--laps N] [--quick] [-h]
 
 RDMA write with immediate ping-pong (half round trip) and streaming bandwidth (window 16) per
-simulated provider, in virtual time, beside the seeds' figures; then events per wall-clock second of
+simulated provider, in virtual time, beside the papers' figures; then events per wall-clock second of
 the kernel for a 256-rank and a 1,024-rank ring (--laps laps, default 1000).`;
 
 const PROVIDERS = {
   ib: {
     create: (kernel) => createIbProvider({ kernel }),
-    seed: 'seed 004: uDAPL/VAPI small-message latency ~5-6 us (MVAPICH2 over it 6.7 us, 1 us less with inline); peak ~870-1000 MB/s',
+    paper: 'the MVAPICH2-over-uDAPL paper (Chai et al.): uDAPL/VAPI small-message latency ~5-6 us (MVAPICH2 over it 6.7 us, 1 us less with inline); peak ~870-1000 MB/s',
   },
   'ib-no-inline': {
     create: (kernel) => createIbProvider({ kernel, parameters: { inlineBytes: 0 } }),
-    seed: "seed 004: the same, as the seed's uDAPL/VAPI sends (no inline data, 004:121) - the comparable figure",
+    paper: "the MVAPICH2-over-uDAPL paper (Chai et al.): the same, as the paper's uDAPL/VAPI sends (no inline data, Chai et al. §4.2) - the comparable figure",
   },
   lapi: {
     create: (kernel) => createLapiProvider({ kernel }),
-    seed: 'seed 000: SP switch up to 160 MB/s per node pair; MPI-LAPI 83.35 MB/s at 64 KiB (Fig. 17)',
+    paper: 'the MPI-LAPI paper (Banikazemi et al.): SP switch up to 160 MB/s per node pair; MPI-LAPI 83.35 MB/s at 64 KiB (Fig. 17)',
   },
   combuf: {
     create: (kernel) => createCombufProvider({ kernel }),
-    seed: 'seed 001: TCW-reused remote DMA 4.7 us; ~1000 MB/s link, FMPL 999 MB/s at 16 MB',
+    paper: 'the FMPL paper (Tatebe et al.): TCW-reused remote DMA 4.7 us; ~1000 MB/s link, FMPL 999 MB/s at 16 MB',
   },
 };
 
@@ -210,7 +210,7 @@ async function main() {
   const iters = values.quick ? 5 : 50;
   const rounds = values.quick ? 2 : 8;
   for (const name of names) {
-    process.stdout.write(`# ${name}: DAT RDMA write with immediate, virtual time\n# ${PROVIDERS[name].seed}\n`);
+    process.stdout.write(`# ${name}: DAT RDMA write with immediate, virtual time\n# ${PROVIDERS[name].paper}\n`);
     process.stdout.write(`# ${pad('Size', 10)}Latency (us)\n`);
     for (const size of LATENCY_SIZES) process.stdout.write(`${pad(size, 12)}${((await latency(name, size, iters)) / 1000).toFixed(2)}\n`);
     process.stdout.write(`# ${pad('Size', 10)}Bandwidth (MB/s, window ${WINDOW})\n`);

@@ -79,7 +79,7 @@ describe('MPI collectives, more', () => {
     const [swBarrier, swBcast, hwB2, swB2, hwC2, swC2] = parse(sw);
     expect([hwB, swB, hwC, swC]).toEqual([22, 0, 20, 0]);
     expect([hwB2, swB2, hwC2, swC2]).toEqual([0, 22, 0, 20]);
-    expect(hwBarrier).toBe(8); // seed 001:303: 8 µs, whatever the number of nodes
+    expect(hwBarrier).toBe(8); // Tatebe et al. §5.2: 8 µs, whatever the number of nodes
     expect(hwBarrier).toBeLessThan(swBarrier);
     expect(hwBcast).toBeLessThan(swBcast);
   });

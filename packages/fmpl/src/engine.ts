@@ -9,7 +9,7 @@ import { Signal, decodeSignal, encodeSignal } from './signals.js';
 const REGISTERED_BUFFERS = 64;
 /**
  * Every write FMPL posts may complete once its bytes have left (fmpl_send ends "when the send buffer
- * can be safely modified", seed 001 §2.3): where the IA can tell (tcp), a send no longer waits a
+ * can be safely modified", Tatebe et al. §2.3): where the IA can tell (tcp), a send no longer waits a
  * round trip for the target's acknowledgement, and an endpoint's writes complete in post order, so
  * one plain write would hold back those behind it.
  */
@@ -38,7 +38,7 @@ export interface PathCounters {
 }
 
 /**
- * FMPL's point-to-point engine on DAT (seed 001 §2.1, §4.1). A receive writes its buffer's header
+ * FMPL's point-to-point engine on DAT (Tatebe et al. §2.1, §4.1). A receive writes its buffer's header
  * (size, RMR) into its sender's matching-area slot with an RDMA write whose immediate is the
  * doorbell; a send finds the header in its own matching area and writes the body straight into
  * the receive buffer (zero copy, one round trip), the size into the receiver's completion-flag
@@ -49,7 +49,7 @@ export interface PathCounters {
 export class FmplEngine {
   readonly layout: AreaLayout;
   readonly counters: PathCounters = { zeroCopySends: 0, oneCopySends: 0, spooledSent: 0 };
-  /** Where the last blocking send and receive spent their time, seconds (seed 001 table 1). */
+  /** Where the last blocking send and receive spent their time, seconds (the FMPL paper (Tatebe et al.) table 1). */
   readonly breakdown = { sendWaitHeader: 0, sendBody: 0, recvPostHeader: 0, recvWaitBody: 0 };
   readonly #rank: number;
   readonly #connections: Connections;

@@ -1,4 +1,4 @@
-/** FMPL's return codes (seed 001 §2: every call returns `ier`), as the codes of `FmplError`. */
+/** FMPL's return codes (Tatebe et al. §2: every call returns `ier`), as the codes of `FmplError`. */
 export enum FmplCode {
   /** An argument outside what the call allows. */
   ERR_ARG = 'FMPL_ERR_ARG',

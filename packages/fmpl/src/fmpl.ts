@@ -40,7 +40,7 @@ const PROCESS = {};
 const key = (): RankContext | typeof PROCESS => rankContext.getStore() ?? PROCESS;
 
 /**
- * FMPL (seed 001): point-to-point on remote memory writes with sender-side matching by
+ * FMPL (Tatebe et al., the FMPL paper): point-to-point on remote memory writes with sender-side matching by
  * matching-area index — zero copy in one round trip, or one copy after `sendbufSet`'s timeout —
  * a separate any-source domain matched at the receiver, and binary-tree or hardware collectives.
  * Every call validates its arguments and throws `FmplError`.
@@ -113,7 +113,7 @@ export class Fmpl {
     return this.#job.runtime.clock.now();
   }
 
-  /** Where this rank's last blocking send and receive spent their time, seconds (seed 001 table 1's breakdown). */
+  /** Where this rank's last blocking send and receive spent their time, seconds (the FMPL paper (Tatebe et al.) table 1's breakdown). */
   get breakdown(): Readonly<FmplEngine['breakdown']> {
     return { ...this.#engine.breakdown };
   }
@@ -265,7 +265,7 @@ export class Fmpl {
   }
 
   /**
-   * Hardware broadcast (seed 001 §4.2): through two registered library buffers at the same offset
+   * Hardware broadcast (Tatebe et al. §4.2): through two registered library buffers at the same offset
    * on every node, used alternately so that copying one piece overlaps broadcasting the next.
    */
   async #hwBcast(hw: HwCollectives, bytes: Uint8Array, root: number, comm: FmplComm): Promise<void> {

@@ -1,6 +1,6 @@
 /**
  * @packageDocumentation
- * `@dapl/fmpl`: FMPL, the fast message-passing library for remote memory operations (seed 001), on
+ * `@dapl/fmpl`: FMPL, the fast message-passing library for remote memory operations (Tatebe et al., the FMPL paper), on
  * any DAT provider: sender-side matching by matching-area index (zero copy in one round trip, or
  * one copy after a timeout), a separate any-source domain, and collectives on the hardware
  * (`hw-collectives`) when usable, else binary trees.

@@ -1,6 +1,6 @@
 /**
  * The remote-DMA areas every process exposes through one RMR, identical in layout on every rank so
- * that a peer computes any slot's offset itself (seed 001 §2.2: `fmpl_init(ma, fa, count)`):
+ * that a peer computes any slot's offset itself (Tatebe et al. §2.2: `fmpl_init(ma, fa, count)`):
  *
  * - matching area: for each peer and each slot, the header a receiver writes into its SENDER's
  *   area (sender-side matching): the receive buffer's size and RMR;

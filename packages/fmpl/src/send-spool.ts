@@ -24,7 +24,7 @@ interface Entry {
  * order they were spooled: a header's arrival finds the send it releases without a search, however
  * many are spooled. An FMPL_ANY_TAG header from a peer releases the oldest send spooled to that
  * peer on a user index, found by a pass over that peer's indexes (as waking its waiters is), never
- * over the whole spool. A cell usually holds one send (an index serves one pair at a time, seed 001
+ * over the whole spool. A cell usually holds one send (an index serves one pair at a time, the FMPL paper (Tatebe et al.)
  * §2.3); the library's own indexes can hold more, e.g. a root's broadcasts to a child that has not
  * received yet, and they go in order.
  */

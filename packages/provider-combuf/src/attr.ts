@@ -3,7 +3,7 @@ import type { CombufParameters } from './params.js';
 
 export const COMBUF_DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rdma-read', 'rdma-write-immediate'];
 
-/** `hw-collectives`: the hardware barrier and broadcast (001:186–213), hw-collectives.ts. */
+/** `hw-collectives`: the hardware barrier and broadcast (Tatebe et al. §3.1), hw-collectives.ts. */
 export const COMBUF_CAPABILITIES: ProviderCapabilities = { dto: COMBUF_DTO_CAPABILITIES, extensions: ['hw-collectives'], inProcess: true };
 
 /** Limits as data. */

@@ -3,7 +3,7 @@ import { SimFabric } from '@dapl/core/provider-kit';
 import { HwRendezvous } from './hw-rendezvous.js';
 import { COMBUF_PARAMETERS, type CombufParameters } from './params.js';
 
-/** Bytes of the message the 4.7 µs figure is for (001:284 is Table 1's 8-byte transfer). */
+/** Bytes of the message the 4.7 µs figure is for (Tatebe et al. §5.1 is Table 1's 8-byte transfer). */
 export const LATENCY_REFERENCE_BYTES = 8;
 
 /**

@@ -17,7 +17,7 @@ export interface HwCaller {
 
 /**
  * The `hw-collectives` extension of one combuf IA: the SR8000 hardware barrier and broadcast
- * (seed 001 §3.2–3.3) on rectangular or hypercube node sets of the crossbar grid. Groups are node numbers
+ * (Tatebe et al. §3.2–3.3) on rectangular or hypercube node sets of the crossbar grid. Groups are node numbers
  * (= ranks when each rank's IA is node `rank`). The members meet in the fabric (hw-rendezvous.ts).
  */
 export class CombufHwCollectives implements HwCollectives {
@@ -61,7 +61,7 @@ export class CombufHwCollectives implements HwCollectives {
     if (nodes === undefined) {
       throw new DatError(
         DatStatus.MODEL_NOT_SUPPORTED,
-        `group must be distinct nodes below ${this.fabric.params.maxNodes} forming a rectangle or a hypercube of the ${this.fabric.crossbar.x}-wide crossbar grid (seed 001:197, 213), got [${group.slice(0, 32).map(String).join(',')}]`,
+        `group must be distinct nodes below ${this.fabric.params.maxNodes} forming a rectangle or a hypercube of the ${this.fabric.crossbar.x}-wide crossbar grid (paper Tatebe et al. §3.2, 213), got [${group.slice(0, 32).map(String).join(',')}]`,
         { argument: 'group' },
       );
     }

@@ -1,14 +1,14 @@
 import type { Crossbar2D, HwGroup } from '@dapl/core';
 
 /**
- * The node set of `group` sorted, when the hardware barrier and broadcast can serve it (001:197
- * condition 4: the nodes "shape a rectangle or a hypercube"; 001:213: the barrier too), else
+ * The node set of `group` sorted, when the hardware barrier and broadcast can serve it (Tatebe et al. §3.2
+ * condition 4: the nodes "shape a rectangle or a hypercube"; Tatebe et al. §3.3: the barrier too), else
  * undefined. The nodes must be distinct, below `maxNodes`, and form a full product X × Y of crossbar
  * coordinates that is either
- * - a rectangle: contiguous columns × contiguous rows (the seed's own partitions: 2–8 nodes in a row,
- *   16 as 8×2, 001:303), or
+ * - a rectangle: contiguous columns × contiguous rows (the paper's own partitions: 2–8 nodes in a row,
+ *   16 as 8×2, Tatebe et al. §5.2), or
  * - a binary hypercube: at most two columns × at most two rows, anywhere on the grid (the crossbar
- *   is "a smooth extension of a multidimensional binary hypercube network", 001:177, so a 1- or
+ *   is "a smooth extension of a multidimensional binary hypercube network", Tatebe et al. §3, so a 1- or
  *   2-cube need not be adjacent nodes).
  */
 export function hardwareNodes(crossbar: Crossbar2D, maxNodes: number, group: HwGroup): number[] | undefined {

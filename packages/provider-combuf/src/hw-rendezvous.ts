@@ -46,9 +46,9 @@ interface Release {
 }
 
 /**
- * The hardware barrier and broadcast of one machine (seed 001 §3.2–3.3): members of the same node
+ * The hardware barrier and broadcast of one machine (Tatebe et al. §3.2–3.3): members of the same node
  * set meet here; when the last one arrives the completion is one kernel event at the modelled
- * time, releasing all members at once. There is one serialized crossbar (001:190), so a broadcast
+ * time, releasing all members at once. There is one serialized crossbar (Tatebe et al. §3.2), so a broadcast
  * that would start before the previous one ends is refused, not queued (INVALID_STATE).
  */
 export class HwRendezvous {
@@ -132,7 +132,7 @@ export class HwRendezvous {
     if (meeting.kind === 'barrier') return this.release({ waiters, atNs: start + this.fabric.params.hwBarrierNs });
     const args = meeting.first.broadcast!;
     if (start < this.broadcastBusyUntil) {
-      const error = new DatError(DatStatus.INVALID_STATE, `the serialized crossbar is busy with another hardware broadcast until ${this.broadcastBusyUntil} ns (one at a time, seed 001:190); this one on nodes [${meeting.key}] would start at ${start} ns`, { argument: 'group' });
+      const error = new DatError(DatStatus.INVALID_STATE, `the serialized crossbar is busy with another hardware broadcast until ${this.broadcastBusyUntil} ns (one at a time, paper Tatebe et al. §3.2); this one on nodes [${meeting.key}] would start at ${start} ns`, { argument: 'group' });
       for (const w of waiters) w.reject(error);
       return;
     }

@@ -15,7 +15,7 @@ const COUNTERS = ['tcwCreated', 'tcwReused', 'sendRightsAcquired'] as const;
 export class CombufIa extends SimIa {
   declare readonly fabric: CombufFabric;
   private readonly tcws: TcwCache;
-  /** Nodes this node holds a send right to (`combuf_get_sendright`, 001:280). */
+  /** Nodes this node holds a send right to (`combuf_get_sendright`, Tatebe et al. §5.1). */
   private readonly sendRights = new Set<number>();
   /** Small ids for LMRs and endpoints, to name addresses in TCW keys. */
   private readonly ids = new WeakMap<object, number>();
@@ -44,7 +44,7 @@ export class CombufIa extends SimIa {
   /**
    * CPU time the posting rank spends before the NIA can start `req` on `ep`: the send right on the
    * first transfer to the peer's node, a TCW created unless one for (source, target, size,
-   * destination) exists (001:219), a gather copy when the local iov has several segments, the kick.
+   * destination) exists (Tatebe et al. §4.1), a gather copy when the local iov has several segments, the kick.
    */
   transferSetupNs(ep: CombufEndpoint, req: DtoRequest): number {
     const p = this.fabric.params;

@@ -1,6 +1,6 @@
 /**
  * @packageDocumentation
- * `@dapl/provider-combuf`: simulated Hitachi SR8000 remote DMA (the combuf library, seed 001) under
+ * `@dapl/provider-combuf`: simulated Hitachi SR8000 remote DMA (Tatebe et al., the combuf library, the FMPL paper) under
  * the virtual-time kernel. All IAs of one provider object are nodes of one machine in this process;
  * every DAT operation is a remote DMA described by a TCW: bytes really move between the nodes'
  * registered memory, and each transfer's time follows model.ts: send right on first use, TCW

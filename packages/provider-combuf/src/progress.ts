@@ -20,7 +20,7 @@ interface Flight extends SimFlight<CombufEndpoint> {
  * read: a control remote DMA to the target → its NIA DMAs the window back → completion.
  *
  * A send that finds no posted receive waits at the target for one (a receive makes its buffer known
- * to the sender, as FMPL's receive header does, 001:223): everything posted after it is re-sent
+ * to the sender, as FMPL's receive header does, Tatebe et al. §4.1): everything posted after it is re-sent
  * once it goes, so that arrival order stays post order.
  */
 export class CombufDataPath extends SimDataPathBase<CombufEndpoint, Flight> {

@@ -2,7 +2,7 @@ import { requireInteger } from '@dapl/core/provider-kit';
 
 /**
  * The TCWs one node keeps, keyed by (source address, target address, size, destination) — the
- * combination a TCW describes and may be reused for (001:219). Bounded: past `capacity` the least
+ * combination a TCW describes and may be reused for (Tatebe et al. §4.1). Bounded: past `capacity` the least
  * recently used TCW is the one rewritten.
  */
 export class TcwCache {

@@ -153,7 +153,7 @@ describe('combuf hw-collectives', () => {
     expect(bcastDone[0]).toBeGreaterThan(15_000);
   });
 
-  it('barrier: every member leaves at the last arrival + 8 µs (001:303)', async () => {
+  it('barrier: every member leaves at the last arrival + 8 µs (Tatebe et al. §5.2)', async () => {
     const left: number[] = [];
     await runRanks(4, GRID_2X2, 8, async ({ rank, clock, hw }) => {
       clock.charge(1_000 * (rank + 1)); // arrivals at 1, 2, 3, 4 µs

@@ -1,6 +1,6 @@
 /**
  * @packageDocumentation
- * `@dapl/provider-ib`: simulated InfiniBand RC queue pairs (uDAPL over VAPI, seed 004) under the
+ * `@dapl/provider-ib`: simulated InfiniBand RC queue pairs (uDAPL over VAPI, the MVAPICH2-over-uDAPL paper (Chai et al.)) under the
  * virtual-time kernel. All IAs of one provider object are nodes of one subnet in this process;
  * bytes really move between their registered memory, and each DTO's time follows model.ts:
  * post overhead, PCI-X DMA (none for inline sends), 4X link with MTU packets, ACKs, RNR retries.

@@ -50,7 +50,7 @@ function live(op: Op): boolean {
 }
 
 /**
- * The `active-messages` extension of one lapi IA (seed 000 §3, §5.3): Amsend with user header
+ * The `active-messages` extension of one lapi IA (Banikazemi et al. §3, §5.3): Amsend with user header
  * handlers that return the buffer the data is placed in, completion handlers (after a thread switch
  * unless in-context), LAPI's origin/target/completion counters, and Put/Get through an RMR window.
  * Every stage is a kernel event on the fabric's HAL paths and switch, as for DAT's DTOs (progress.ts).

@@ -15,7 +15,7 @@ export interface CounterOwner {
 }
 
 /**
- * A LAPI counter (seed 000: org/tgt/cmpl counters): the provider increments it at modelled times;
+ * A LAPI counter (the MPI-LAPI paper (Banikazemi et al.): org/tgt/cmpl counters): the provider increments it at modelled times;
  * `wait(n)` is LAPI_Waitcntr — it resolves once the value reaches n and subtracts n.
  */
 export class LapiAmCounter implements AmCounter {

@@ -15,7 +15,7 @@ export function lapiLimits(params: LapiParameters): IaLimits {
     maxRecvDtos: 65_536,
     maxRequestDtos: 65_536,
     maxEvdQueueDepth: 1 << 20,
-    maxPrivateData: 256, // exchanged in a LAPI message at set-up; not from the seeds
+    maxPrivateData: 256, // exchanged in a LAPI message at set-up; not from the papers
     connQualRange: [1, 65_535],
   };
 }

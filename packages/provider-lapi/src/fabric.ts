@@ -34,7 +34,7 @@ export class LapiFabric extends SimFabric<LapiParameters> {
 
   /**
    * Send `bytes` from `src` to `dst`, the LAPI call done at `startNs`: the HAL copies each packet into
-   * a pinned network buffer (000:78) and the adapter DMAs it out (000:79), pipelined per packet; the
+   * a pinned network buffer (Banikazemi et al. §2) and the adapter DMAs it out (Banikazemi et al. §2), pipelined per packet; the
    * switch then carries the packets. Returns when the message has been received by `dst`'s adapter
    * and, in interrupt mode, the interrupt has woken the dispatcher there.
    */
@@ -56,7 +56,7 @@ export class LapiFabric extends SimFabric<LapiParameters> {
 
   /**
    * The receiving side of a message of `bytes` noticed at `node` at `arrivedAt` (see `send`): the
-   * header handler runs at the first packet (000:80), the adapter DMAs each packet into a HAL
+   * header handler runs at the first packet (Banikazemi et al. §2), the adapter DMAs each packet into a HAL
    * receive buffer and HAL copies it out to the buffer the handler returned. Returns when the data is
    * in place (before any completion handler).
    */
@@ -79,7 +79,7 @@ export class LapiFabric extends SimFabric<LapiParameters> {
     return this.sendFree[node];
   }
 
-  /** Cost of the completion handler a DAT send's target completion runs (000:379, 000:388). */
+  /** Cost of the completion handler a DAT send's target completion runs (Banikazemi et al. §5.2, Banikazemi et al. §5.3). */
   completionNs(): number {
     const p = this.params;
     return p.completionInContextNs + (p.completionHandler === 'thread' ? p.completionThreadSwitchNs : 0);

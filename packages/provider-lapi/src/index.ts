@@ -1,6 +1,6 @@
 /**
  * @packageDocumentation
- * `@dapl/provider-lapi`: a simulated IBM RS/6000 SP switch with LAPI (seed 000) under the
+ * `@dapl/provider-lapi`: a simulated IBM RS/6000 SP switch with LAPI (Banikazemi et al., the MPI-LAPI paper) under the
  * virtual-time kernel. DAT is implemented on LAPI's primitives: a send is an Amsend whose header
  * handler picks the posted receive, RDMA write a Put, RDMA read a Get, write with immediate a Put and
  * a notification. All IAs of one provider object are nodes of one switch in this process; bytes

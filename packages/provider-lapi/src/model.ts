@@ -1,84 +1,84 @@
 /**
  * The hardware model of the simulated LAPI provider: an IBM RS/6000 SP of Power-PC 332 MHz SMP nodes
- * with TBMX adapters on the SP switch, DAT implemented on LAPI's primitives (seed 000 §3, §5).
+ * with TBMX adapters on the SP switch, DAT implemented on LAPI's primitives (Banikazemi et al. §3, §5).
  *
- * Only hardware-level (and LAPI-mechanism) figures are parameters. Library-level results of the seed
- * (MPI-LAPI 64 KiB bandwidth 83.35 MB/s, latency improvements, the MPI eager limit; 000:412, 000:20,
- * 000:399; docs/hardware-models.md) are NOT used: they must come out of the protocols built on top.
- * Where the seed gives no figure the value is a typical one for SP hardware of that era and says so;
+ * Only hardware-level (and LAPI-mechanism) figures are parameters. Library-level results of the paper
+ * (MPI-LAPI 64 KiB bandwidth 83.35 MB/s, latency improvements, the MPI eager limit; Banikazemi et al. §6.1, Banikazemi et al.,
+ * Banikazemi et al. §6; docs/hardware-models.md) are NOT used: they must come out of the protocols built on top.
+ * Where the paper gives no figure the value is a typical one for SP hardware of that era and says so;
  * all of them are provider parameters (params.ts). Times are in ns, speeds in bytes per ns (= GB/s).
  */
 export const LAPI_MODEL = {
-  /** 000:51 the SP switch gives "up to 160 MB/s" between each pair of nodes: 160 MB/s = 0.16 bytes/ns. */
+  /** Banikazemi et al. §1 the SP switch gives "up to 160 MB/s" between each pair of nodes: 160 MB/s = 0.16 bytes/ns. */
   switchBytesPerNs: 0.16,
   /**
-   * Not from the seeds: the SP switch packet size. The seed does not give it; switch packets of the
+   * Not from the papers: the SP switch packet size. The paper does not give it; switch packets of the
    * TB3/TBMX era are 1 KB-class, so a packet is 1024 bytes on the wire, the LAPI header included
    * (payload per packet = packetBytes − lapiHeaderBytes).
    */
   packetBytes: 1024,
-  /** 000:407 every LAPI packet carries a 48-byte header (the native MPI's Pipes layer: 16 bytes). */
+  /** Banikazemi et al. §6.1 every LAPI packet carries a 48-byte header (the native MPI's Pipes layer: 16 bytes). */
   lapiHeaderBytes: 48,
-  /** Not from the seeds: latency of the multistage switch between two nodes (a few switch chips and cables), ≈ 1 µs. */
+  /** Not from the papers: latency of the multistage switch between two nodes (a few switch chips and cables), ≈ 1 µs. */
   switchLatencyNs: 1_000,
-  /** Not from the seeds: adapter microcode handling of a message before it goes onto the switch (HAL handshake). */
+  /** Not from the papers: adapter microcode handling of a message before it goes onto the switch (HAL handshake). */
   adapterSendNs: 1_500,
-  /** Not from the seeds: adapter microcode handling of a message once its last packet is in. */
+  /** Not from the papers: adapter microcode handling of a message once its last packet is in. */
   adapterRecvNs: 1_500,
   /**
-   * 000:79 the adapter DMAs packets between the HAL network buffers and the adapter; the rate is not
-   * in the seed. Not from the seeds: the TBMX sits on the node's 6xx-MX bus, taken as 400 MB/s, faster
-   * than the switch (the seed's 160 MB/s is the path's limit).
+   * Banikazemi et al. §2 the adapter DMAs packets between the HAL network buffers and the adapter; the rate is not
+   * in the paper. Not from the papers: the TBMX sits on the node's 6xx-MX bus, taken as 400 MB/s, faster
+   * than the switch (the paper's 160 MB/s is the path's limit).
    */
   dmaBytesPerNs: 0.4,
-  /** Not from the seeds: start-up latency of one adapter DMA (descriptor fetch, bus arbitration). */
+  /** Not from the papers: start-up latency of one adapter DMA (descriptor fetch, bus arbitration). */
   dmaLatencyNs: 500,
   /**
-   * 000:78 HAL copies data into (and out of) pinned network buffers, packet by packet. Not from the
-   * seeds: memory-copy rate of a 332 MHz Power-PC node, ≈ 400 MB/s.
+   * Banikazemi et al. §2 HAL copies data into (and out of) pinned network buffers, packet by packet. Not from the
+   * papers: memory-copy rate of a 332 MHz Power-PC node, ≈ 400 MB/s.
    */
   halCopyBytesPerNs: 0.4,
-  /** Not from the seeds: HAL per-packet cost (network buffer management, handshake with the adapter). */
+  /** Not from the papers: HAL per-packet cost (network buffer management, handshake with the adapter). */
   halPacketNs: 300,
-  /** Not from the seeds: CPU cost of a LAPI call (Amsend/Put/Get: argument set-up, dispatcher entry). Charged to the posting rank. */
+  /** Not from the papers: CPU cost of a LAPI call (Amsend/Put/Get: argument set-up, dispatcher entry). Charged to the posting rank. */
   lapiCallNs: 1_500,
   /**
-   * 000:80 (steps 2–3) the header handler runs at the first packet's arrival and returns the buffer;
-   * its cost is not given. Not from the seeds: dispatcher + handler that matches a posted receive, ≈ 1 µs.
+   * Banikazemi et al. §2 (steps 2–3) the header handler runs at the first packet's arrival and returns the buffer;
+   * its cost is not given. Not from the papers: dispatcher + handler that matches a posted receive, ≈ 1 µs.
    */
   headerHandlerNs: 1_000,
   /**
-   * 000 §3 (LAPI_Rmw: an atomic read-modify-write of a word at the target, executed by the target's
-   * dispatcher). Not from the seeds: the dispatcher's cost to decode the request and apply it to one
+   * Banikazemi et al. §3 (LAPI_Rmw: an atomic read-modify-write of a word at the target, executed by the target's
+   * dispatcher). Not from the papers: the dispatcher's cost to decode the request and apply it to one
    * word of memory, ≈ 0.5 µs on a node of that era (less than a header handler, which also matches).
    */
   rmwNs: 500,
-  /** 000:388 predefined in-context completion handlers avoid the thread switch. Not from the seeds: their cost, ≈ 0.3 µs. */
+  /** Banikazemi et al. §5.3 predefined in-context completion handlers avoid the thread switch. Not from the papers: their cost, ≈ 0.3 µs. */
   completionInContextNs: 300,
   /**
-   * 000:379, 000:388 user completion handlers run on a separate thread; the context switch was "the
+   * Banikazemi et al. §5.2, Banikazemi et al. §5.3 user completion handlers run on a separate thread; the context switch was "the
    * major source of increase in the data transfer time", with no figure in the text. Not from the
-   * seeds: an AIX thread switch of that era, ≈ 8 µs.
+   * papers: an AIX thread switch of that era, ≈ 8 µs.
    */
   completionThreadSwitchNs: 8_000,
   /**
-   * 000:414–422 interrupt mode: each arrival raises an interrupt that wakes the dispatcher (no
-   * figure). Not from the seeds: interrupt + thread wake-up on AIX of that era, ≈ 12 µs.
+   * Banikazemi et al. §6.1 interrupt mode: each arrival raises an interrupt that wakes the dispatcher (no
+   * figure). Not from the papers: interrupt + thread wake-up on AIX of that era, ≈ 12 µs.
    */
   interruptNs: 12_000,
   /**
-   * Not from the seeds and not LAPI behaviour as such: a DAT send needs a posted receive; the simulated
+   * Not from the papers and not LAPI behaviour as such: a DAT send needs a posted receive; the simulated
    * header handler refuses a message that finds none and the origin's reliability layer (ack–retransmit)
    * sends it again this long after, for ever. 0.5 ms, the order of a retransmission timeout.
    */
   retransmitNs: 500_000,
-  /** Not from the seeds (and not modelled in detail): one leg of connection set-up traffic (address exchange). */
+  /** Not from the papers (and not modelled in detail): one leg of connection set-up traffic (address exchange). */
   cmDelayNs: 5_000,
 } as const;
 
 export type LapiModel = { -readonly [K in keyof typeof LAPI_MODEL]: number };
 
-/** How arrivals are noticed (000:414–422). */
+/** How arrivals are noticed (Banikazemi et al. §6.1). */
 export type LapiMode = 'polling' | 'interrupt';
-/** Which completion handler a DAT send's target completion runs (000:388: in-context avoids the switch). */
+/** Which completion handler a DAT send's target completion runs (Banikazemi et al. §5.3: in-context avoids the switch). */
 export type LapiCompletionHandler = 'in-context' | 'thread';

@@ -16,8 +16,8 @@ interface Flight extends SimFlight<LapiEndpoint> {
  * switch are booked from those events, so in time order.
  *
  * send: an Amsend — HAL copy + adapter DMA → switch → at the target the header handler picks the
- * posted receive (000:80), the data is DMA'd and copied into it, a predefined in-context completion
- * handler completes it (000:388) → LAPI's internal ack → the origin's completion.
+ * posted receive (Banikazemi et al. §2), the data is DMA'd and copied into it, a predefined in-context completion
+ * handler completes it (Banikazemi et al. §5.3) → LAPI's internal ack → the origin's completion.
  * RDMA write: a Put (the same path, the target address instead of a receive). Write with immediate:
  * the Put, then a header-only notification Amsend whose handler raises the immediate.
  * RDMA read: a Get — request → the target sends the data back → the origin's completion.

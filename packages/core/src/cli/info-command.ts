@@ -5,12 +5,13 @@ import { createRootLogger } from '../logging/root-logger.js';
 import { ExitCode, type CliCommand } from './cli-types.js';
 import { gatherInfo, librarySettingsProblem, selectedProviderProblem } from './info-report.js';
 import { renderInfoJson, renderInfoText } from './info-render.js';
+import { renderInfoMarkdown } from './info-markdown.js';
 import { coreVersion } from './version.js';
 
 export const infoCommand: CliCommand = {
   name: 'info',
   summary: 'List providers, their capabilities and parameters, and the effective configuration',
-  usage: 'dapl info [--provider KEY] [--config FILE] [--json]',
+  usage: 'dapl info [--provider KEY] [--config FILE] [--json | --markdown]',
   description: [
     'Lists every provider registry key with where it was defined, and for each provider that loads its',
     'capabilities and declared parameters with their effective values. The selected provider\'s IA is',
@@ -27,6 +28,7 @@ export const infoCommand: CliCommand = {
     { name: 'provider', type: 'string', valueName: 'KEY', help: 'Select this provider (overrides DAPL_PROVIDER and the config file)' },
     { name: 'config', type: 'string', valueName: 'FILE', help: 'Read this config file instead of DAPL_CONFIG or ./dapl.config.json' },
     { name: 'json', type: 'boolean', help: 'Print the report as one JSON document' },
+    { name: 'markdown', type: 'boolean', help: 'Print every declared setting with its default as a Markdown reference (docs/configuration.md)' },
   ],
   async run({ values }, io) {
     const flags = typeof values.provider === 'string' ? { provider: values.provider } : {};
@@ -36,7 +38,11 @@ export const infoCommand: CliCommand = {
     registry.lookup(config.providerKey); // an unknown key is a configuration error before any output
     const logger = createRootLogger({ level: config.logLevel, destination: { write: (line: string) => io.stderr.write(line) } });
     const report = await gatherInfo({ config, registry, logger, iaTimeoutMs: io.iaTimeoutMs, version: coreVersion() });
-    io.stdout.write(values.json === true ? renderInfoJson(report) : renderInfoText(report));
+    if (values.json === true && values.markdown === true) {
+      io.stderr.write('dapl info: --json and --markdown are two formats of one report: give one\n');
+      return ExitCode.USAGE;
+    }
+    io.stdout.write(values.json === true ? renderInfoJson(report) : values.markdown === true ? renderInfoMarkdown(report) : renderInfoText(report));
 
     const problem = selectedProviderProblem(report) ?? librarySettingsProblem(report);
     if (problem !== undefined) {

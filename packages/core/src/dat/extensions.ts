@@ -34,13 +34,13 @@ export interface AmCounters {
 export interface AmPlacement {
   readonly iov: Iov;
   readonly completion?: (uhdr: Uint8Array, source: number) => void;
-  /** Run the completion handler in the dispatcher's context (seed 000 §5.3), with no thread switch. */
+  /** Run the completion handler in the dispatcher's context (Banikazemi et al. §5.3), with no thread switch. */
   readonly inContext?: boolean;
 }
 
 export type AmHeaderHandler = (uhdr: Uint8Array, dataLength: number, source: number) => AmPlacement | undefined;
 
-/** LAPI's active messages, one-sided operations and counters (seeds 000 and 003). */
+/** LAPI's active messages, one-sided operations and counters (the MPI-LAPI paper (Banikazemi et al.) and the MPI-2 one-sided patent (US 7,694,310)). */
 export interface ActiveMessages {
   registerHandler(id: number, handler: AmHeaderHandler): void;
   createCounter(id?: number): AmCounter;
@@ -55,7 +55,7 @@ export interface ActiveMessages {
 /** A set of ranks (nodes) taking part in a hardware collective, in group order. */
 export type HwGroup = readonly number[];
 
-/** SR8000-style hardware barrier and broadcast (seed 001 §4.2). */
+/** SR8000-style hardware barrier and broadcast (Tatebe et al. §4.2). */
 export interface HwCollectives {
   /** Whether the hardware can serve this group (rectangular or hypercube node sets only). */
   usable(group: HwGroup): boolean;

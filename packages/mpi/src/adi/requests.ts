@@ -4,7 +4,7 @@ import type { PostedHandle } from './matching-engine.js';
 import { RequestCore } from './request-core.js';
 import type { BufferSpan } from './transfer.js';
 
-/** How a send must behave (seed 000 table 2 maps these to protocols). */
+/** How a send must behave (the MPI-LAPI paper (Banikazemi et al.) table 2 maps these to protocols). */
 export enum SendMode {
   STANDARD = 'standard',
   SYNCHRONOUS = 'synchronous',

@@ -2,7 +2,7 @@ import type { ParameterSpec } from '@dapl/core';
 
 /** The `mpi` section of the configuration (`DAPL_MPI_<KEY>`, `"mpi": {…}` in dapl.config.json). */
 export const MPI_PARAMETERS: readonly ParameterSpec[] = [
-  { name: 'device', type: 'enum', values: ['rdma'], default: 'rdma', help: 'the device under the ADI (rdma: MVAPICH2 over uDAPL, seed 004)' },
+  { name: 'device', type: 'enum', values: ['rdma'], default: 'rdma', help: 'the device under the ADI (rdma: MVAPICH2 over uDAPL, the MVAPICH2-over-uDAPL paper (Chai et al.))' },
   {
     name: 'eagerLimit',
     type: 'integer',

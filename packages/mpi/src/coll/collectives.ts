@@ -105,7 +105,7 @@ export class Collectives {
   }
 
   /**
-   * Broadcast through the hardware (seed 001 §3.3): the data goes in pieces through one registered
+   * Broadcast through the hardware (Tatebe et al. §3.3): the data goes in pieces through one registered
    * segment at offset 0 on every member. Returns the bytes done: if the serialized crossbar is busy
    * (every member gets the refusal), the rest falls back to software on every member alike.
    */

@@ -1,7 +1,7 @@
 import { ErrorClass, MpiError } from '../api/errors.js';
 
 /**
- * A committed datatype compiled for transfers (seed 003's data gather/scatter program): the byte
+ * A committed datatype compiled for transfers (the MPI-2 one-sided patent (US 7,694,310)'s data gather/scatter program): the byte
  * blocks of ONE element in type-map order, adjacent blocks merged, repeated `count` times at a
  * stride of `extent`. Every transfer walks it; a contiguous program is one block and every path
  * short-cuts to one copy (or one iov entry).

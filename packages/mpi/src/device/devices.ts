@@ -16,7 +16,7 @@ export interface DeviceFactory {
   create(params: MpiParameters, host: DeviceHost, clock: Clock): PreparedDevice;
 }
 
-/** The rdma device (MVAPICH2 over uDAPL, seed 004). */
+/** The rdma device (MVAPICH2 over uDAPL, the MVAPICH2-over-uDAPL paper (Chai et al.)). */
 export const RDMA_DEVICE: DeviceFactory = {
   name: 'rdma',
   create: (params, host, clock) => new RdmaDevice(params, host, clock),

@@ -42,7 +42,7 @@ interface EndpointRole {
 }
 
 /**
- * The seed-004 scheme on demand: only the lower rank of a pair accepts, from the higher rank.
+ * The uDAPL paper's scheme on demand: only the lower rank of a pair accepts, from the higher rank.
  * The higher rank connects with a `connect` request; the lower rank, wanting a connection,
  * sends a `reverse` request that the higher rank rejects after starting its own connect. So
  * when both start at once there is still exactly one connection: the higher rank's.

@@ -20,7 +20,7 @@ export interface ConnectionsOptions {
 }
 
 /**
- * On-demand endpoints to the other ranks of a job (DESIGN §5, seed 004 §3.1): a rank serves the
+ * On-demand endpoints to the other ranks of a job (DESIGN §5, Chai et al. §3.1): a rank serves the
  * ranks above it and is a client of the ranks below it, and a pair is connected on first use.
  */
 export interface Connections {

@@ -80,7 +80,7 @@ export interface RdmaDeviceAttachment {
 }
 
 /**
- * The rdma device (MVAPICH2 over uDAPL, seed 004). Eager: each peer has `credits` pre-registered
+ * The rdma device (MVAPICH2 over uDAPL, the MVAPICH2-over-uDAPL paper (Chai et al.)). Eager: each peer has `credits` pre-registered
  * receive buffers posted for it; a sender copies the message behind a header into one of its own
  * pre-registered send buffers and posts it, spending a credit; re-posted buffers come back as credits
  * piggybacked on headers or, past half the window, as an immediate. Rendezvous: the sender exposes

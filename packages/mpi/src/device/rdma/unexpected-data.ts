@@ -8,7 +8,7 @@ import type { Slot } from './slot.js';
 export type Repost = (slot: Slot, ep: Endpoint, link: PeerLink) => void;
 
 /**
- * The eager data of unexpected messages (seed 000's early-arrival queue), within a bound. Up to
+ * The eager data of unexpected messages (the MPI-LAPI paper (Banikazemi et al.)'s early-arrival queue), within a bound. Up to
  * `limit` bytes are copied out of the receive buffers, whose credits then go back to the sender;
  * past it the data stays where it landed and its credit is not returned, so a sender that floods
  * an absent receiver stops on its own credits and the receiver's memory stays bounded.
