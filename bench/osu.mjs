@@ -8,9 +8,9 @@
 // first in the same loop; each size's timed rounds follow an untimed pair, and a test's first
 // size, and the first size of each MPI protocol range (above the eager limit; above the bounce limit
 // in osu_latency), follows --warmup seconds of them: a cold stream on this host takes 2-4 s to
-// reach its steady rate (MPI's 64 KiB window, alternating with DAT's, ~4 s: bench/RESULTS.md,
-// session 19), and a protocol's code runs unoptimized for its first ~1,000-2,000 messages (V8 tiers
-// a function up by the bytecode it has run).
+// reach its steady rate (MPI's 64 KiB window, alternating with DAT's, ~4 s), and a protocol's
+// code runs unoptimized for its first ~1,000-2,000 messages (V8 tiers a function up by the
+// bytecode it has run).
 // Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average latency over
 // iterations, the maximum over ranks, median over rounds. On a simulated provider the times are
 // virtual (deterministic).

@@ -4,18 +4,20 @@
 // of each model's hardware-level parameters, never put in. Then the simulator's own speed: events per
 // wall-clock second for a ring of 256 and of 1,024 ranks.
 //
-//   node bench/sim-dat.mjs [--provider ib|ib-no-inline|lapi|combuf] [--laps N] [--quick]
+//   node bench/sim-dat.mjs [--provider ib|ib-no-inline|lapi|combuf] [--laps N] [--quick] [--json FILE]
 import { parseArgs } from 'node:util';
 import { MemAccess, SimKernel } from '@dapl/core';
 import { createCombufProvider } from '@dapl/provider-combuf';
 import { createIbProvider } from '@dapl/provider-ib';
 import { createLapiProvider } from '@dapl/provider-lapi';
+import { benchRecord } from './lib/record.mjs';
 
-const HELP = `usage: node bench/sim-dat.mjs [--provider ib|ib-no-inline|lapi|combuf] [--laps N] [--quick] [-h]
+const HELP = `usage: node bench/sim-dat.mjs [--provider ib|ib-no-inline|lapi|combuf] [--laps N] [--quick] [--json FILE] [-h]
 
 RDMA write with immediate ping-pong (half round trip) and streaming bandwidth (window 16) per
 simulated provider, in virtual time, beside the papers' figures; then events per wall-clock second of
-the kernel for a 256-rank and a 1,024-rank ring (--laps laps, default 1000).`;
+the kernel for a 256-rank and a 1,024-rank ring (--laps laps, default 1000). --json FILE also writes
+the figures as a record (bench/lib/record.mjs; bench/results/ keeps the current one).`;
 
 const PROVIDERS = {
   ib: {
@@ -191,6 +193,7 @@ async function main() {
       provider: { type: 'string' },
       laps: { type: 'string', default: '1000' },
       quick: { type: 'boolean', default: false },
+      json: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -207,22 +210,34 @@ async function main() {
     process.stderr.write('sim-dat: --laps must be a positive integer\n');
     process.exit(2);
   }
+  // The record holds the virtual-time figures only; the simulator's own speed is a wall-clock figure of the host.
+  const record = benchRecord('sim-dat', { timeBase: 'virtual' });
   const iters = values.quick ? 5 : 50;
   const rounds = values.quick ? 2 : 8;
   for (const name of names) {
     process.stdout.write(`# ${name}: DAT RDMA write with immediate, virtual time\n# ${PROVIDERS[name].paper}\n`);
     process.stdout.write(`# ${pad('Size', 10)}Latency (us)\n`);
-    for (const size of LATENCY_SIZES) process.stdout.write(`${pad(size, 12)}${((await latency(name, size, iters)) / 1000).toFixed(2)}\n`);
+    for (const size of LATENCY_SIZES) {
+      const us = (await latency(name, size, iters)) / 1000;
+      record.add({ test: 'latency', provider: name, size, series: 'DAT RDMA write', value: us, unit: 'us' });
+      process.stdout.write(`${pad(size, 12)}${us.toFixed(2)}\n`);
+    }
     process.stdout.write(`# ${pad('Size', 10)}Bandwidth (MB/s, window ${WINDOW})\n`);
-    for (const size of BANDWIDTH_SIZES) process.stdout.write(`${pad(size, 12)}${(await bandwidth(name, size, rounds)).toFixed(2)}\n`);
+    for (const size of BANDWIDTH_SIZES) {
+      const mbs = await bandwidth(name, size, rounds);
+      record.add({ test: 'bandwidth', provider: name, size, series: 'DAT RDMA write', value: mbs, unit: 'MB/s' });
+      process.stdout.write(`${pad(size, 12)}${mbs.toFixed(2)}\n`);
+    }
     process.stdout.write('\n');
   }
+  if (values.json !== undefined) record.write(values.json);
   process.stdout.write(`# simulator speed: one token around a ring, ${laps} laps (events per wall-clock second)\n`);
   process.stdout.write(`# ${pad('Ranks', 10)}${pad('Events', 12)}${pad('Wall (ms)', 12)}Events/s\n`);
   for (const size of [256, 1024]) {
     const stats = await ringSpeed(size, values.quick ? Math.max(1, laps / 10) : laps);
     process.stdout.write(`${pad(size, 12)}${pad(stats.eventsProcessed, 12)}${pad(stats.wallMs.toFixed(0), 12)}${Math.round(stats.eventsPerSecond)}\n`);
   }
+
 }
 
 await main();

@@ -40,7 +40,7 @@ bandwidth ratio MPI / DAT, and the same against the DAT write stream (DATw: '-' 
                      so MPI's receives are not yet advertised when its sends start)
   --warmup S         seconds of unmeasured block pairs first, per size (default 8: V8 compiles
                      the message path over its first seconds, MPI's stream for ~4 s on tcp;
-                     with 3, 64 KiB gave 0.80 where 8 gave 0.88-0.90: bench/RESULTS.md, session 20)
+                     with 3, 64 KiB gave 0.80 where 8 gave 0.88-0.90)
   --blocks-out       also print every block's figures
   -h, --help         this text`;
 

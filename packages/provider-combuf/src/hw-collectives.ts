@@ -61,7 +61,7 @@ export class CombufHwCollectives implements HwCollectives {
     if (nodes === undefined) {
       throw new DatError(
         DatStatus.MODEL_NOT_SUPPORTED,
-        `group must be distinct nodes below ${this.fabric.params.maxNodes} forming a rectangle or a hypercube of the ${this.fabric.crossbar.x}-wide crossbar grid (paper Tatebe et al. §3.2, 213), got [${group.slice(0, 32).map(String).join(',')}]`,
+        `group must be distinct nodes below ${this.fabric.params.maxNodes} forming a rectangle or a hypercube of the ${this.fabric.crossbar.x}-wide crossbar grid (Tatebe et al. §3.2), got [${group.slice(0, 32).map(String).join(',')}]`,
         { argument: 'group' },
       );
     }

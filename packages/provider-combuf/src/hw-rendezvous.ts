@@ -132,7 +132,7 @@ export class HwRendezvous {
     if (meeting.kind === 'barrier') return this.release({ waiters, atNs: start + this.fabric.params.hwBarrierNs });
     const args = meeting.first.broadcast!;
     if (start < this.broadcastBusyUntil) {
-      const error = new DatError(DatStatus.INVALID_STATE, `the serialized crossbar is busy with another hardware broadcast until ${this.broadcastBusyUntil} ns (one at a time, paper Tatebe et al. §3.2); this one on nodes [${meeting.key}] would start at ${start} ns`, { argument: 'group' });
+      const error = new DatError(DatStatus.INVALID_STATE, `the serialized crossbar is busy with another hardware broadcast until ${this.broadcastBusyUntil} ns (one at a time, Tatebe et al. §3.2); this one on nodes [${meeting.key}] would start at ${start} ns`, { argument: 'group' });
       for (const w of waiters) w.reject(error);
       return;
     }
