@@ -78,4 +78,5 @@ export const COMBUF_MODEL = {
   hwBroadcastCrossbars: 2,
 } as const;
 
+/** The combuf model's figures as numbers a configuration may override. */
 export type CombufModel = { -readonly [K in keyof typeof COMBUF_MODEL]: number };

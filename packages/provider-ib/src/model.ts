@@ -115,4 +115,5 @@ export const IB_MODEL = {
   cmDelayNs: 5_000,
 } as const;
 
+/** The ib model's figures as numbers a configuration may override. */
 export type IbModel = { -readonly [K in keyof typeof IB_MODEL]: number };

@@ -76,6 +76,7 @@ export const LAPI_MODEL = {
   cmDelayNs: 5_000,
 } as const;
 
+/** The lapi model's figures as numbers a configuration may override. */
 export type LapiModel = { -readonly [K in keyof typeof LAPI_MODEL]: number };
 
 /** How arrivals are noticed (Banikazemi et al. §6.1). */

@@ -15,6 +15,7 @@ export interface CliIo {
   readonly iaTimeoutMs: number;
 }
 
+/** One option of a `dapl` command: its name, whether it takes a value, and its help line. */
 export interface CliOption {
   readonly name: string;
   readonly type: 'string' | 'boolean';
@@ -24,6 +25,7 @@ export interface CliOption {
   readonly help: string;
 }
 
+/** A command line as a command receives it: option values by name, then the positionals. */
 export interface ParsedArgs {
   readonly values: Readonly<Record<string, string | boolean | undefined>>;
   readonly positionals: readonly string[];

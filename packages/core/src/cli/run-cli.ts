@@ -7,6 +7,7 @@ import { firstArgumentProblem, parseArgsOptions } from './argument-problems.js';
 import { HELP_OPTION, renderCommandHelp, renderGeneralHelp } from './help.js';
 import { coreVersion } from './version.js';
 
+/** What `runCli` runs with: the outside world (`CliIo`, each part defaulting to the process's) and the commands to offer. */
 export interface RunCliOptions extends Partial<CliIo> {
   /** Default: `COMMANDS`. */
   readonly commands?: readonly CliCommand[];

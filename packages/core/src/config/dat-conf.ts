@@ -9,6 +9,7 @@ import { resolveModuleSpecifier } from './module-specifier.js';
 
 export const DAT_CONF_FIELD_COUNT = 8;
 
+/** One provider line of a `dat.conf` static registry (its eight fields), as `DAT_OVERRIDE` names it. */
 export interface DatConfEntry {
   /** The IA name, used as the registry key. */
   readonly iaName: string;
@@ -39,6 +40,7 @@ export interface DatConfProblem {
   readonly message: string;
 }
 
+/** A parsed `dat.conf`: the entries used, the well-formed lines skipped and why, and the malformed ones. */
 export interface DatConfParseResult {
   readonly file: string;
   readonly entries: readonly DatConfEntry[];
@@ -46,6 +48,7 @@ export interface DatConfParseResult {
   readonly errors: readonly DatConfProblem[];
 }
 
+/** How `parseDatConf` names the file in its messages and where it resolves relative library paths. */
 export interface DatConfParseOptions {
   /** Used in messages (`dat.conf:7: …`). Default `dat.conf`. */
   readonly file?: string;
@@ -53,6 +56,7 @@ export interface DatConfParseOptions {
   readonly baseDir?: string;
 }
 
+/** The fields of one `dat.conf` line, or why it could not be split. */
 export type DatConfTokens = { readonly fields: string[] } | { readonly error: string };
 
 /**
@@ -88,6 +92,7 @@ export function tokenizeDatConfLine(text: string): DatConfTokens {
   return { fields };
 }
 
+/** Parse a `dat.conf` static registry: `u…` `default` entries only, the first entry of a name wins, every problem reported with its line. */
 export function parseDatConf(text: string, options: DatConfParseOptions = {}): DatConfParseResult {
   const file = options.file ?? 'dat.conf';
   const baseDir = options.baseDir ?? process.cwd();

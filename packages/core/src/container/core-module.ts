@@ -10,6 +10,7 @@ import { OpenedInterfaceAdapters } from './opened-interface-adapters.js';
 import { openInterfaceAdapter } from './open-interface-adapter.js';
 import { DaplConfig, DatProvider, InterfaceAdapter, LoggerFactory, ProviderRegistry, RootLogger, Runtime } from './tokens.js';
 
+/** What core's container module binds: the configuration, and optionally the runtime, registry and root logger to use instead of the defaults. */
 export interface CoreModuleInputs {
   readonly config: DaplConfigClass;
   /** Default: a `SingletonRuntime` (job of size 1). */

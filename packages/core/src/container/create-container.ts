@@ -6,6 +6,7 @@ import type { Runtime } from '../runtime/runtime.js';
 import { createCoreModule } from './core-module.js';
 import { OpenedInterfaceAdapters } from './opened-interface-adapters.js';
 
+/** What `createContainer` may be given besides the configuration: the runtime, upper libraries' modules, the registry and the root logger. */
 export interface CreateContainerOptions {
   /** Default: a `SingletonRuntime`. The launcher and the simulator pass theirs. */
   readonly runtime?: Runtime;

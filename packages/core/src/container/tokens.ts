@@ -17,6 +17,7 @@ export { ProviderRegistry } from '../registry/provider-registry.js';
 export const RootLogger: unique symbol = Symbol('RootLogger');
 export type RootLogger = Logger;
 
+/** Makes a named child logger of the root logger for a component (`pkg:Class`). */
 export const LoggerFactory: unique symbol = Symbol('LoggerFactory');
 export type LoggerFactory = LoggerFactoryFunction;
 

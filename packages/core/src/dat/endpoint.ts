@@ -15,6 +15,7 @@ export enum EpState {
   FREED = 'FREED',
 }
 
+/** An endpoint's queue depths and iov limits (`ia.createEp`'s attributes), each within the IA's limits. */
 export interface EndpointAttributes {
   readonly maxRecvDtos: number;
   readonly maxRequestDtos: number;
@@ -32,6 +33,7 @@ export interface EndpointEvds {
   readonly connect: EventDispatcher;
 }
 
+/** What `ep.connect` may carry: private data for the server and a time limit. */
 export interface ConnectOptions {
   /** At most `limits.maxPrivateData` bytes, delivered to the server with the request. */
   readonly privateData?: Uint8Array;

@@ -1,5 +1,6 @@
 import type { DatStatus } from './status.js';
 
+/** What a `DatError` may carry besides its status and message: the argument at fault, a subtype and the cause. */
 export interface DatErrorOptions {
   /** The argument (or configuration key) at fault, e.g. `iov[2].length`. */
   readonly argument?: string;

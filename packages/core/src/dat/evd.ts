@@ -1,11 +1,13 @@
 import type { InterfaceAdapter } from './ia.js';
 import type { DatEvent } from './events.js';
 
+/** How deep an event dispatcher's queue is. */
 export interface EvdOptions {
   /** Events the queue holds before producers stall or an overflow is reported. */
   readonly queueDepth?: number;
 }
 
+/** How long `evd.wait` may wait and what may abort it. */
 export interface EvdWaitOptions {
   /** Reject with TIMEOUT_EXPIRED after this long. Default: wait without a time limit. */
   readonly timeoutMs?: number;

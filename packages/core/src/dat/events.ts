@@ -9,6 +9,7 @@ import type { EventDispatcher } from './evd.js';
  */
 export type DtoOp = 'send' | 'recv' | 'rdma-write' | 'rdma-write-immediate' | 'rdma-read' | 'recv-immediate';
 
+/** A posted data transfer finished: the endpoint, the cookie given at post time, the operation, its status and the bytes it moved. */
 export interface DtoCompletionEvent {
   readonly type: 'dto-completion';
   readonly ep: Endpoint;
@@ -24,12 +25,14 @@ export interface DtoCompletionEvent {
   readonly reason?: DatStatus;
 }
 
+/** A peer asked to connect to a public service point: accept or reject `request`. */
 export interface ConnectionRequestEvent {
   readonly type: 'connection-request';
   readonly psp: PublicServicePoint;
   readonly request: ConnectionRequest;
 }
 
+/** How an endpoint's connection changed state. */
 export type ConnectionEventType =
   | 'connection-established'
   /** The remote consumer rejected the request (`cr.reject()`). */
@@ -42,6 +45,7 @@ export type ConnectionEventType =
   | 'connection-unreachable'
   | 'connection-timed-out';
 
+/** An endpoint's connection changed state, with the peer's private data or the reason. */
 export interface ConnectionEvent {
   readonly type: ConnectionEventType;
   readonly ep: Endpoint;
@@ -51,6 +55,7 @@ export interface ConnectionEvent {
   readonly reason?: string;
 }
 
+/** An error not tied to one request (a queue overflow, a provider fault). */
 export interface AsyncErrorEvent {
   readonly type: 'async-error';
   readonly status: DatStatus;
@@ -65,5 +70,7 @@ export interface SoftwareEvent {
   readonly value: unknown;
 }
 
+/** Every event an event dispatcher delivers. */
 export type DatEvent = DtoCompletionEvent | ConnectionRequestEvent | ConnectionEvent | AsyncErrorEvent | SoftwareEvent;
+/** The `type` of each kind of event. */
 export type DatEventType = DatEvent['type'];

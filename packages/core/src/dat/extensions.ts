@@ -10,7 +10,9 @@ export interface DatExtensions {
   'hw-collectives': HwCollectives;
   atomics: RemoteAtomics;
 }
+/** The name of an optional provider extension, as `ia.extension(name)` takes it. */
 export type ExtensionName = keyof DatExtensions;
+/** Every extension name core knows. */
 export const EXTENSION_NAMES: readonly ExtensionName[] = ['active-messages', 'hw-collectives', 'atomics'];
 
 /** A LAPI-style counter: incremented by the provider, waited on by the consumer. */
@@ -21,6 +23,7 @@ export interface AmCounter {
   set(value: number): void;
 }
 
+/** The counters an `amsend` may update: the origin's, the completion's, and the target's by id. */
 export interface AmCounters {
   /** Incremented at the origin when the origin buffer may be reused. */
   readonly origin?: AmCounter;
@@ -38,6 +41,7 @@ export interface AmPlacement {
   readonly inContext?: boolean;
 }
 
+/** A header handler: runs at the target when an active message's header arrives and says where its data goes (or undefined to drop it). */
 export type AmHeaderHandler = (uhdr: Uint8Array, dataLength: number, source: number) => AmPlacement | undefined;
 
 /** LAPI's active messages, one-sided operations and counters (the MPI-LAPI paper (Banikazemi et al.) and the MPI-2 one-sided patent (US 7,694,310)). */

@@ -38,6 +38,7 @@ export interface LmrTriplet {
   readonly offset: number;
   readonly length: number;
 }
+/** A scatter-gather list: the registered pieces a transfer reads or writes, in order. */
 export type Iov = readonly LmrTriplet[];
 
 /**

@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogLevel } from '../config/core-parameters.js';
 
+/** The root logger's level and destination. */
 export interface RootLoggerOptions {
   /** Default `warn`: quiet unless something is wrong. */
   readonly level?: LogLevel;

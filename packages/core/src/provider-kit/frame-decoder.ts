@@ -44,6 +44,7 @@ export interface FrameSink {
   end(): void;
 }
 
+/** What a `FrameDecoder` hands frames to: where each payload goes (or 'pause'), and protocol errors. */
 export interface FrameConsumer<H> {
   /** A frame's header arrived: where should its payload go, or 'pause' to stop before this frame. */
   onFrame(header: H): FrameSink | 'pause';
@@ -51,6 +52,7 @@ export interface FrameConsumer<H> {
   onError(message: string): void;
 }
 
+/** Where a `FrameDecoder` is in its input: the states of its one transition function. */
 export enum FrameDecoderState {
   /** Assembling the next header. */
   Header = 'header',

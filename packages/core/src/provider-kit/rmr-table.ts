@@ -18,6 +18,7 @@ export interface RemoteAccessGrant {
   readonly start: number;
 }
 
+/** The RMR table's verdict on a remote access: the grant, or the violation that refuses it. */
 export type RemoteAccessResult = RemoteAccessGrant | DatStatus.PROTECTION_VIOLATION | DatStatus.PRIVILEGES_VIOLATION;
 
 /** Contexts drawn per CSPRNG call (8 KiB): one call costs about as much for 1024 values as for 64. */
@@ -81,4 +82,5 @@ export class RmrTable {
   }
 }
 
+/** The access rights a remote peer may be given on an RMR (read and write). */
 export const REMOTE_RIGHTS = MemAccess.REMOTE_READ | MemAccess.REMOTE_WRITE;

@@ -14,6 +14,7 @@ export interface ShadowedDefinition {
   readonly source: string;
 }
 
+/** A registry key, the module it names and where that came from. */
 export interface RegistryEntry {
   readonly key: string;
   /** Absolute path, `file:` URL or bare package name. */
@@ -24,6 +25,7 @@ export interface RegistryEntry {
   readonly shadows: readonly ShadowedDefinition[];
 }
 
+/** The sources of a registry besides the built-ins: configured providers, a parsed `dat.conf`, and how modules are imported. */
 export interface ProviderRegistryOptions {
   /** From `dapl.config.json` `providers`; these win over everything. */
   readonly configured?: readonly ConfiguredProvider[];

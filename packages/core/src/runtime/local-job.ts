@@ -5,6 +5,7 @@ import { WallClock } from './wall-clock.js';
 
 /** PMI-1 limits as MPICH's Hydra reports them (`get_maxes`): keys up to 64, values up to 1023 characters. */
 export const PMI_KEY_MAX = 64;
+/** The longest KVS value a runtime accepts (PMI-1's value length limit). */
 export const PMI_VALUE_MAX = 1023;
 
 /**
@@ -14,6 +15,7 @@ export const PMI_VALUE_MAX = 1023;
  */
 export type LocalWaitHook = <T>(rank: number, what: string, promise: Promise<T>) => Promise<T>;
 
+/** How an in-process job's runtimes are made: each rank's clock and what an abort does. */
 export interface LocalJobOptions {
   /** Each rank's clock; default a `WallClock` per rank (the simulator passes virtual clocks). */
   readonly clock?: (rank: number) => Clock;

@@ -21,6 +21,7 @@ export class SimDeadlockError extends DatError {
   }
 }
 
+/** Whether `error` is the kernel's deadlock report (also across two copies of the package). */
 export function isSimDeadlockError(error: unknown): error is SimDeadlockError {
   return typeof error === 'object' && error !== null && (error as { kind?: unknown }).kind === 'sim-deadlock' && Array.isArray((error as { blocked?: unknown }).blocked);
 }

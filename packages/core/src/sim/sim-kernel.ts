@@ -11,6 +11,7 @@ import { SimRankTable, settleWait, type WaitDescription } from './sim-rank-table
 import type { SimAbort, SimBlockedRank, SimOutcome, SimRunOptions, SimRunResult, SimStats } from './sim-run.js';
 import { requireFiniteAtLeast, requirePositive } from './time-arguments.js';
 
+/** The kernel's settings: the host memory-copy speed that `chargeCopy` uses. */
 export interface SimKernelOptions {
   /** The host's memory-copy speed that every rank's `chargeCopy` uses, bytes per ns. Default 10. */
   readonly copyBytesPerNs?: number;

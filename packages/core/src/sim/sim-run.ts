@@ -18,8 +18,10 @@ export interface SimRunOptions {
   readonly signal?: AbortSignal;
 }
 
+/** How a simulated run ended. */
 export type SimOutcome = 'completed' | 'failed' | 'aborted' | 'stopped';
 
+/** A rank whose main failed: the error and the virtual time it failed at. */
 export interface SimRankFailure {
   readonly rank: number;
   readonly error: unknown;
@@ -27,6 +29,7 @@ export interface SimRankFailure {
   readonly atNs: number;
 }
 
+/** A rank that aborted the job: its code, message and virtual time. */
 export interface SimAbort {
   readonly rank: number;
   readonly code: number;
@@ -40,6 +43,7 @@ export interface SimBlockedRank {
   readonly waitingFor: string;
 }
 
+/** What a simulated run cost: events run, virtual times advanced to, wall time and the event rate. */
 export interface SimStats {
   /** Event actions run (cancelled events not counted). */
   readonly eventsProcessed: number;
@@ -53,6 +57,7 @@ export interface SimStats {
   readonly nowNs: number;
 }
 
+/** How a simulated run ended, with the failures or the abort, the virtual end time and its statistics. */
 export interface SimRunResult {
   /**
    * `completed`: every rank's main resolved. `failed`: a main rejected (see `failures`).

@@ -28,6 +28,7 @@ export interface SimPairSide extends EndpointEvds {
 /** A simulated provider's factory (`createIbProvider`, …): a fabric on `kernel` with `parameters`. */
 export type SimProviderFactory = (options: { kernel: SimKernel; parameters: Readonly<Record<string, unknown>> }) => DatProvider;
 
+/** What each side of a simulated pair runs, given its connected endpoint and the peer's window. */
 export type SimPairBody = (side: SimPairSide) => Promise<void>;
 
 function deferred<T>(): { promise: Promise<T>; resolve(value: T): void } {

@@ -26,6 +26,7 @@ export interface InterruptSource {
   off(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
 }
 
+/** A job whose ranks run as async tasks of this process: the program, its arguments, the size, the provider and where output goes. */
 export interface RunInProcessOptions {
   /** The program's path, relative to `cwd`. */
   readonly program: string;

@@ -8,6 +8,7 @@ export interface DtoOutcome {
   readonly reason: DatStatus | undefined;
 }
 
+/** The outcome of a transfer that succeeded. */
 export const DTO_SUCCESS: DtoOutcome = { status: DtoStatus.SUCCESS, reason: undefined };
 
 /** What the kit's flight events need of a data path. */

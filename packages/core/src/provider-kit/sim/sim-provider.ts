@@ -12,6 +12,7 @@ import type { SimFabric } from './sim-fabric.js';
 import type { SimIa, SimIaPlace } from './sim-ia.js';
 import type { SimParameters } from './sim-parameters.js';
 
+/** How a simulated provider is made: its name, the kernel it runs on, and parameter overrides. */
 export interface SimProviderOptions {
   /** Provider name (logs, `query().provider`). Default: the provider's own (`ib`, …). */
   readonly name?: string;

@@ -3,6 +3,7 @@ import type { Endpoint, EndpointAttributes } from '../../dat/endpoint.js';
 import type { EventDispatcher } from '../../dat/evd.js';
 import type { ProtectionZone } from '../../dat/pz.js';
 
+/** How the connection service is built: its protection zone, its event dispatchers, endpoint attributes and timeouts. */
 export interface ConnectionsOptions {
   /** Default `ia.createPz()` (freed by `close()`). */
   readonly pz?: ProtectionZone;
@@ -44,5 +45,7 @@ export interface Connections {
   close(): Promise<void>;
 }
 
+/** The KVS key prefix under which ranks publish their endpoint addresses. */
 export const DEFAULT_KEY_PREFIX = 'dapl-ep';
+/** How long a connection to a peer may take by default. */
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;

@@ -6,6 +6,7 @@
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 
+/** Where a rank finds its PMI server: an inherited descriptor (`PMI_FD`) or a host and port (`PMI_PORT`). */
 export type PmiEnvironment =
   | { readonly kind: 'fd'; readonly fd: number; readonly rank: number; readonly size: number }
   | { readonly kind: 'port'; readonly host: string; readonly port: number; readonly pmiId: number };

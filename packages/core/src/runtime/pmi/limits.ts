@@ -9,6 +9,7 @@ import { DatStatus } from '../../dat/status.js';
 import { PMI_MAX_LINE_BYTES } from './line-reader.js';
 import { PMI_KEY_FORBIDDEN, PMI_VALUE_FORBIDDEN } from './wire.js';
 
+/** The PMI-1 server's limits (`get_maxes`): the longest KVS name, key and value. */
 export interface PmiLimits {
   /** `kvsname_max`: longest KVS name, counting C's terminating NUL. */
   readonly kvsnameMax: number;

@@ -15,6 +15,7 @@ const NEWLINE = 0x0a;
 /** A complete line (without its `\n`), or the reader's one protocol error. */
 export type PmiLine = string | PmiWireError;
 
+/** Splits a PMI-1 byte stream into lines, byte by byte and whatever the chunking, refusing a line past the limit. */
 export class PmiLineReader {
   #maxLineBytes: number;
   readonly #parts: Uint8Array[] = [];

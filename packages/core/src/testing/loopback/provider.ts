@@ -20,6 +20,7 @@ const LIMITS: IaLimits = {
 
 const PARAMETERS: readonly ParameterSpec[] = [];
 
+/** The loopback provider, which can also open two IAs ready to connect to each other. */
 export interface LoopbackProvider extends DatProvider {
   /** Two IAs of this provider, ready to connect to each other. */
   openPair(options?: IaOptions): Promise<[LoopbackIa, LoopbackIa]>;
