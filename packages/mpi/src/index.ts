@@ -20,6 +20,13 @@ export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB } from './api/constan
 export { Mpi, type MpiInitOptions } from './api/mpi.js';
 export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';
 export { Request } from './api/request.js';
+export { PersistentRequest } from './api/persistent-request.js';
+export { SPLIT_TYPE_SHARED } from './api/split-type.js';
+export type { RankRange } from './api/group-ranges.js';
+export { TopoComm, type TopologyKind } from './topo/topo-comm.js';
+export { CartComm } from './topo/cart-comm.js';
+export { GraphComm, DistGraphComm, type DistGraphOptions } from './topo/graph-comm.js';
+export type { NeighborOptions } from './topo/neighbor-collectives.js';
 export { Status } from './api/status.js';
 export { Group, IDENT, CONGRUENT, SIMILAR, UNEQUAL } from './api/group.js';
 export { BSEND_OVERHEAD } from './api/attached-buffer.js';
