@@ -32,6 +32,6 @@ export { Group, IDENT, CONGRUENT, SIMILAR, UNEQUAL } from './api/group.js';
 export { BSEND_OVERHEAD } from './api/attached-buffer.js';
 export { MPI_PARAMETERS, type MpiParameters } from './api/mpi-parameters.js';
 export type { BufferOptions } from './api/buffer-span.js';
-export { Datatype } from './datatype/index.js';
+export { Datatype, DISTRIBUTE_DFLT_DARG, ORDER_CODES, DISTRIBUTION_CODES, type Combiner, type TypeContents, type ArrayOrder, type Distribution } from './datatype/index.js';
 export { Op, type UserFunction, type ElementArray } from './coll/op.js';
 export { IN_PLACE, type InPlace } from './coll/in-place.js';
