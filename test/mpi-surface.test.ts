@@ -5,30 +5,11 @@
 // machines. Each program checks the contents it receives and the errors it gets, and prints one
 // line per rank that passed; a failed check exits non-zero with the reason.
 import { describe, expect, it } from 'vitest';
-import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
-
-const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
-
-const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
-  'tcp (ranks in one process)': ['--in-process', '--provider', 'tcp'],
-  ib: ['--provider', 'ib'],
-  lapi: ['--provider', 'lapi'],
-  combuf: ['--provider', 'combuf'],
-};
+import { daplRun } from './support/dapl-run.js';
+import { PROVIDERS, fixture, passed, ranks } from './support/mpi-jobs.js';
 
 const KILL_AFTER_MS = 90_000;
 const JOB_TIMEOUT_MS = 120_000;
-
-function passed(ran: Ran): string[] {
-  expect(ran.stderr, ran.stderr).toBe('');
-  expect(ran.killed).toBe(false);
-  expect(ran.code).toBe(0);
-  return sortedLines(ran.stdout);
-}
-
-function ranks(n: number, text: string): string[] {
-  return Array.from({ length: n }, (_, r) => `rank ${r}: ${text}`).sort();
-}
 
 describe.each(Object.entries(PROVIDERS))('MPI standard surface on %s', (_name, launch) => {
   const run = (n: number, program: string) => daplRun(['-n', String(n), ...launch, fixture(program)], {}, KILL_AFTER_MS);

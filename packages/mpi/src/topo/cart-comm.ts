@@ -18,13 +18,11 @@ export interface CartShape {
  */
 export class CartComm extends TopoComm {
   readonly #shape: CartShape;
-  readonly #state: MpiState;
   #hood: Neighborhood | undefined;
 
   /** @internal */
   constructor(state: MpiState, group: Group, context: number, name: string, shape: CartShape) {
     super(state, group, context, name);
-    this.#state = state;
     this.#shape = { dims: Object.freeze([...shape.dims]), periods: Object.freeze([...shape.periods]) };
   }
 
@@ -129,7 +127,7 @@ export class CartComm extends TopoComm {
     }
     const part = await this.split(color, key);
     const kept = dims.map((_, d) => d).filter((d) => remainDims[d]);
-    return new CartComm(this.#state, part!.group, part!.context, `${this.name}.sub`, { dims: kept.map((d) => dims[d]), periods: kept.map((d) => periods[d]) });
+    return new CartComm(this.mpiState, part!.group, part!.context, `${this.name}.sub`, { dims: kept.map((d) => dims[d]), periods: kept.map((d) => periods[d]) });
   }
 
   protected get neighborhood(): Neighborhood {
@@ -146,7 +144,7 @@ export class CartComm extends TopoComm {
   }
 
   protected withContext(group: Group, context: number, name: string): CartComm {
-    return new CartComm(this.#state, group, context, name, this.#shape);
+    return new CartComm(this.mpiState, group, context, name, this.#shape);
   }
 }
 

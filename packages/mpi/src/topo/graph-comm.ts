@@ -16,13 +16,11 @@ const inOrder = (): number => NEIGHBOR_TAG;
 /** A communicator with a graph topology (MPI_Graph_create): node i is rank i. */
 export class GraphComm extends TopoComm {
   readonly #shape: GraphShape;
-  readonly #state: MpiState;
   #hood: Neighborhood | undefined;
 
   /** @internal */
   constructor(state: MpiState, group: Group, context: number, name: string, shape: GraphShape) {
     super(state, group, context, name);
-    this.#state = state;
     this.#shape = { index: Object.freeze([...shape.index]), edges: Object.freeze([...shape.edges]) };
   }
 
@@ -65,7 +63,7 @@ export class GraphComm extends TopoComm {
   }
 
   protected withContext(group: Group, context: number, name: string): GraphComm {
-    return new GraphComm(this.#state, group, context, name, this.#shape);
+    return new GraphComm(this.mpiState, group, context, name, this.#shape);
   }
 }
 
@@ -80,13 +78,11 @@ export interface DistGraphShape {
 /** A communicator with a distributed graph topology (MPI_Dist_graph_create_adjacent): each process names its own in- and out-neighbours. */
 export class DistGraphComm extends TopoComm {
   readonly #shape: DistGraphShape;
-  readonly #state: MpiState;
   readonly #hood: Neighborhood;
 
   /** @internal */
   constructor(state: MpiState, group: Group, context: number, name: string, shape: DistGraphShape) {
     super(state, group, context, name);
-    this.#state = state;
     this.#shape = shape;
     this.#hood = { sources: shape.sources, destinations: shape.destinations, sendTag: inOrder, recvTag: inOrder };
   }
@@ -112,7 +108,7 @@ export class DistGraphComm extends TopoComm {
   }
 
   protected withContext(group: Group, context: number, name: string): DistGraphComm {
-    return new DistGraphComm(this.#state, group, context, name, this.#shape);
+    return new DistGraphComm(this.mpiState, group, context, name, this.#shape);
   }
 }
 

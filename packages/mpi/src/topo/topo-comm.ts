@@ -14,13 +14,14 @@ export type TopologyKind = 'cart' | 'graph' | 'distGraph';
  * neighbours, and the neighbour collectives over them. Subclasses say who the neighbours are.
  */
 export abstract class TopoComm extends Comm {
-  readonly #state: MpiState;
+  /** @internal The library state the subclasses build new communicators with. */
+  protected readonly mpiState: MpiState;
   #channel: CollChannel | undefined;
 
   /** @internal Made by `cartCreate`, `graphCreate`, `distGraphCreateAdjacent` and `sub`. */
   constructor(state: MpiState, group: Group, context: number, name: string) {
     super(state, group, context, name);
-    this.#state = state;
+    this.mpiState = state;
   }
 
   abstract get topology(): TopologyKind;
@@ -67,11 +68,11 @@ export abstract class TopoComm extends Comm {
 
   /** Checks, then the exchange on the collective context, its wait named for deadlock reports. */
   async #run(what: string, body: (ch: CollChannel) => Promise<void>): Promise<void> {
-    this.#state.requireActive();
+    this.mpiState.requireActive();
     if (this.freed) throw new MpiError(ErrorClass.ERR_COMM, `${this.name} has been freed`, { argument: 'comm' });
-    this.#channel ??= new CollChannel(this.#state.p2p, this.context + 1, this.group.worldRanks, this.rank, this.#state.job.runtime.clock);
+    this.#channel ??= new CollChannel(this.mpiState.p2p, this.context + 1, this.group.worldRanks, this.rank, this.mpiState.job.runtime.clock);
     const run = body(this.#channel);
-    const runtime = this.#state.job.runtime;
+    const runtime = this.mpiState.job.runtime;
     await (runtime.declareWait === undefined ? run : runtime.declareWait(`MPI ${what} on ${this.name}`, run));
   }
 }
