@@ -59,6 +59,20 @@ describe('complex and boolean reductions', () => {
     }
   });
 
+  it('MAXLOC on a dup of DOUBLE_INT reads the value as a float64, as on DOUBLE_INT', () => {
+    const pair = (value: number, index: number) => {
+      const b = new Uint8Array(12);
+      new DataView(b.buffer).setFloat64(0, value, true);
+      new DataView(b.buffer).setInt32(8, index, true);
+      return b;
+    };
+    const twin = Datatype.DOUBLE_INT.dup();
+    Op.MAXLOC.check(twin);
+    const inout = pair(1.5, 3);
+    Op.MAXLOC.apply(pair(2.25, 7), inout, 1, twin);
+    expect([new DataView(inout.buffer).getFloat64(0, true), new DataView(inout.buffer).getInt32(8, true)]).toEqual([2.25, 7]);
+  });
+
   it('C_BOOL takes the logical ops, not the arithmetic ones', () => {
     const inout = Uint8Array.from([1, 0, 5, 0]);
     Op.LXOR.apply(Uint8Array.from([1, 1, 0, 0]), inout, 4, Datatype.C_BOOL);

@@ -1,5 +1,6 @@
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
-import { Datatype, type BasicKind } from '../datatype/index.js';
+import type { Datatype} from '../datatype/index.js';
+import { type BasicKind } from '../datatype/index.js';
 
 /** A typed view of packed elements a user function receives for a predefined basic type. */
 export type ElementArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
@@ -211,12 +212,12 @@ function withElements(kind: BasicKind, inv: Uint8Array, inout: Uint8Array, n: nu
 function applyLoc(which: 'max' | 'min', inv: Uint8Array, inout: Uint8Array, count: number, datatype: Datatype): void {
   const size = datatype.size;
   const valueBytes = size - 4;
-  const kind = valueBytes === 8 ? (datatype === Datatype.DOUBLE_INT ? 'f64' : 'i64') : valueBytes === 4 ? (datatype === Datatype.FLOAT_INT ? 'f32' : 'i32') : 'i16';
+  const kind = LOC_VALUE[datatype.pairValue!];
   const a = new DataView(inv.buffer, inv.byteOffset, count * size);
   const b = new DataView(inout.buffer, inout.byteOffset, count * size);
   for (let i = 0, at = 0; i < count; i++, at += size) {
-    const x = read(a, at, kind);
-    const y = read(b, at, kind);
+    const x = read(a, at, kind!);
+    const y = read(b, at, kind!);
     const xi = a.getInt32(at + valueBytes, true);
     const yi = b.getInt32(at + valueBytes, true);
     const better = which === 'max' ? x > y : x < y;
@@ -225,6 +226,9 @@ function applyLoc(which: 'max' | 'min', inv: Uint8Array, inout: Uint8Array, coun
     }
   }
 }
+
+/** How MAXLOC / MINLOC read a pair's value (by its kind, so that a dup of a pair type reads alike). */
+const LOC_VALUE: Partial<Record<BasicKind, 'f64' | 'i64' | 'f32' | 'i32' | 'i16'>> = { float64: 'f64', int64: 'i64', float32: 'f32', int32: 'i32', int16: 'i16' };
 
 function read(view: DataView, at: number, kind: 'f64' | 'i64' | 'f32' | 'i32' | 'i16'): number | bigint {
   switch (kind) {

@@ -64,17 +64,20 @@ export class Datatype {
   readonly predefined: boolean;
   /** One of the MAXLOC/MINLOC pair types. */
   readonly isPair: boolean;
+  /** A pair type's value kind (MAXLOC / MINLOC read it); undefined for other types. */
+  readonly pairValue: BasicKind | undefined;
   readonly #shape: Shape;
   #committed: boolean;
   #freed = false;
   #flat: BlockSink | undefined;
   #program: GatherProgram | undefined;
 
-  private constructor(shape: Shape, predefined: boolean, isPair = false) {
+  private constructor(shape: Shape, predefined: boolean, pairValue?: BasicKind) {
     this.#shape = shape;
     this.#name = shape.name;
     this.predefined = predefined;
-    this.isPair = isPair;
+    this.isPair = pairValue !== undefined;
+    this.pairValue = pairValue;
     this.#committed = predefined;
     let size = 0;
     let lo = Infinity;
@@ -175,7 +178,7 @@ export class Datatype {
     const twin = new Datatype(
       { name: this.#name, parts: [{ disp: 0, count: 1, type: this }], lb: this.lb, extent: this.extent, combiner: 'dup', contents: { integers: [], addresses: [], datatypes: [this] } },
       false,
-      this.isPair,
+      this.pairValue,
     );
     return this.#committed ? twin.commit() : twin;
   }
@@ -312,7 +315,7 @@ export class Datatype {
   }
 
   static #pair(name: string, kind: BasicKind, size: number, indexAt: number, extent: number): Datatype {
-    return new Datatype({ name, parts: [], leaves: [{ disp: 0, kind, size }, { disp: indexAt, kind: 'int32', size: 4 }], lb: 0, extent }, true, true);
+    return new Datatype({ name, parts: [], leaves: [{ disp: 0, kind, size }, { disp: indexAt, kind: 'int32', size: 4 }], lb: 0, extent }, true, kind);
   }
 
   // ---- derived (MPI_Type_contiguous, _vector, _create_hvector, _indexed, _create_hindexed, _create_struct, _create_resized)
