@@ -1,6 +1,5 @@
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
-import type { Datatype} from '../datatype/index.js';
-import { type BasicKind } from '../datatype/index.js';
+import type { BasicKind, Datatype } from '../datatype/index.js';
 
 /** A typed view of packed elements a user function receives for a predefined basic type. */
 export type ElementArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
