@@ -15,22 +15,17 @@ describe.each(Object.entries(PROVIDERS))('MPI standard surface on %s', (_name, l
   const run = (n: number, program: string) => daplRun(['-n', String(n), ...launch, fixture(program)], {}, KILL_AFTER_MS);
 
   it(
-    'persistent requests in every mode started again and again, inactive ones complete with the empty status, PROC_NULL, zero counts, self; request arrays with nulls; getCount() in the receive type (3 ranks and 1)',
+    'persistent requests in every mode started again and again, inactive ones complete with the empty status, PROC_NULL, zero counts, self; request arrays with nulls; getCount() in the receive type (3 ranks)',
     async () => {
-      const [three, one] = await Promise.all([run(3, 'persistent'), run(1, 'persistent')]);
-      expect(passed(three)).toEqual(ranks(3, 'persistent ok (60 checks)'));
-      expect(passed(one)).toEqual(ranks(1, 'persistent ok (60 checks)'));
+      expect(passed(await run(3, 'persistent'))).toEqual(ranks(3, 'persistent ok (60 checks)'));
     },
     JOB_TIMEOUT_MS,
   );
 
   it(
-    'Cartesian grids (periodic and open edges, sub, dup, 0-d, smaller than the communicator), graph and distributed graph, neighbour collectives, group ranges, Group.EMPTY, compare, splitType (6 ranks, 2 and 1)',
+    'Cartesian grids (periodic and open edges, sub, dup, 0-d, smaller than the communicator), graph and distributed graph, neighbour collectives, group ranges, Group.EMPTY, compare, splitType (6 ranks)',
     async () => {
-      const [six, two, one] = await Promise.all([run(6, 'topology'), run(2, 'topology'), run(1, 'topology')]);
-      expect(passed(six)).toEqual(ranks(6, 'topology ok'));
-      expect(passed(two)).toEqual(ranks(2, 'topology ok'));
-      expect(passed(one)).toEqual(ranks(1, 'topology ok'));
+      expect(passed(await run(6, 'topology'))).toEqual(ranks(6, 'topology ok'));
     },
     JOB_TIMEOUT_MS,
   );
@@ -47,6 +42,25 @@ describe.each(Object.entries(PROVIDERS))('MPI standard surface on %s', (_name, l
     '54 bad inputs to the new calls give typed errors naming the argument and leave the job usable (3 ranks)',
     async () => {
       expect(passed(await run(3, 'surface-errors'))).toEqual(ranks(3, 'surface errors ok (54 cases)'));
+    },
+    JOB_TIMEOUT_MS,
+  );
+});
+
+describe('MPI standard surface on one- and two-rank jobs', () => {
+  it(
+    'persistent requests and bad input on 1 rank (tcp in one process); topologies on 1 rank (lapi) and 2 (periodic ring of two: one peer in both slots; combuf)',
+    async () => {
+      const [persistent, errors, one, two] = await Promise.all([
+        daplRun(['-n', '1', ...PROVIDERS['tcp (ranks in one process)'], fixture('persistent')], {}, KILL_AFTER_MS),
+        daplRun(['-n', '1', ...PROVIDERS['tcp (ranks in one process)'], fixture('surface-errors')], {}, KILL_AFTER_MS),
+        daplRun(['-n', '1', ...PROVIDERS.lapi, fixture('topology')], {}, KILL_AFTER_MS),
+        daplRun(['-n', '2', ...PROVIDERS.combuf, fixture('topology')], {}, KILL_AFTER_MS),
+      ]);
+      expect(passed(persistent)).toEqual(ranks(1, 'persistent ok (60 checks)'));
+      expect(passed(errors)).toEqual(ranks(1, 'surface errors ok (54 cases)'));
+      expect(passed(one)).toEqual(ranks(1, 'topology ok'));
+      expect(passed(two)).toEqual(ranks(2, 'topology ok'));
     },
     JOB_TIMEOUT_MS,
   );

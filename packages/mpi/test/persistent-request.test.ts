@@ -55,6 +55,8 @@ describe('PersistentRequest', () => {
     expect(() => a.request.start()).toThrow(MpiError);
     expect(() => Request.startAll([b.request, a.request])).toThrow(/requests\[1\].*is active/);
     expect(b.cores).toHaveLength(0);
+    expect(() => Request.startAll([b.request, b.request])).toThrow(/requests\[1\] appears twice/);
+    expect(b.cores).toHaveLength(0);
     b.request.free();
     expect(() => b.request.start()).toThrow(/has been freed/);
     expect(() => b.request.test()).toThrow(/has been freed/);

@@ -53,7 +53,12 @@ export class Request {
   /** Start every request, each a persistent one that is inactive (MPI_Startall); checks all before starting any. */
   static startAll(requests: readonly Request[]): void {
     const list = requireRequests(requests);
-    list.forEach((r, i) => r.requireStartable(`requests[${i}]`));
+    const seen = new Set<Request>();
+    list.forEach((r, i) => {
+      r.requireStartable(`requests[${i}]`);
+      if (seen.has(r)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests[${i}] appears twice: a request is started once at a time`, { argument: `requests[${i}]` });
+      seen.add(r);
+    });
     for (const r of list) r.start();
   }
 
