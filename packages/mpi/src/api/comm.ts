@@ -457,25 +457,25 @@ export class Comm {
   }
 
   /** One communicator per host for SPLIT_TYPE_SHARED, ordered by `key` (MPI_Comm_split_type); UNDEFINED gets null. Collective. */
-  splitType(type: number, key = 0): Promise<Comm | null> {
+  async splitType(type: number, key = 0): Promise<Comm | null> {
     this.#check();
     return splitType(this, this.#state, type, key);
   }
 
   /** A Cartesian grid of the first dims[0] × dims[1] × … members (MPI_Cart_create); null for the rest. Collective. */
-  cartCreate(dims: readonly number[], periods: readonly boolean[], reorder = false): Promise<CartComm | null> {
+  async cartCreate(dims: readonly number[], periods: readonly boolean[], reorder = false): Promise<CartComm | null> {
     this.#check();
     return this.#state.topologies.cartCreate(this, this.#state, dims, periods, reorder);
   }
 
   /** A graph of the first index.length members (MPI_Graph_create); null for the rest. Collective. */
-  graphCreate(index: readonly number[], edges: readonly number[], reorder = false): Promise<GraphComm | null> {
+  async graphCreate(index: readonly number[], edges: readonly number[], reorder = false): Promise<GraphComm | null> {
     this.#check();
     return this.#state.topologies.graphCreate(this, this.#state, index, edges, reorder);
   }
 
   /** A distributed graph: this process's in- and out-neighbours (MPI_Dist_graph_create_adjacent). Collective. */
-  distGraphCreateAdjacent(sources: readonly number[], destinations: readonly number[], options?: DistGraphOptions): Promise<DistGraphComm> {
+  async distGraphCreateAdjacent(sources: readonly number[], destinations: readonly number[], options?: DistGraphOptions): Promise<DistGraphComm> {
     this.#check();
     return this.#state.topologies.distGraphCreateAdjacent(this, this.#state, sources, destinations, options);
   }
