@@ -39,9 +39,9 @@ describe.each(Object.entries(PROVIDERS))('MPI standard surface on %s', (_name, l
   );
 
   it(
-    '54 bad inputs to the new calls give typed errors naming the argument and leave the job usable (3 ranks)',
+    '55 bad inputs to the new calls give typed errors naming the argument and leave the job usable (3 ranks)',
     async () => {
-      expect(passed(await run(3, 'surface-errors'))).toEqual(ranks(3, 'surface errors ok (54 cases)'));
+      expect(passed(await run(3, 'surface-errors'))).toEqual(ranks(3, 'surface errors ok (55 cases)'));
     },
     JOB_TIMEOUT_MS,
   );
@@ -58,7 +58,7 @@ describe('MPI standard surface on one- and two-rank jobs', () => {
         daplRun(['-n', '2', ...PROVIDERS.combuf, fixture('topology')], {}, KILL_AFTER_MS),
       ]);
       expect(passed(persistent)).toEqual(ranks(1, 'persistent ok (60 checks)'));
-      expect(passed(errors)).toEqual(ranks(1, 'surface errors ok (54 cases)'));
+      expect(passed(errors)).toEqual(ranks(1, 'surface errors ok (55 cases)'));
       expect(passed(one)).toEqual(ranks(1, 'topology ok'));
       expect(passed(two)).toEqual(ranks(2, 'topology ok'));
     },
@@ -76,7 +76,7 @@ describe('MPI standard surface on tcp with one process per rank (dapl run)', () 
       expect(passed(persistent)).toEqual(ranks(2, 'persistent ok (60 checks)'));
       expect(passed(topology)).toEqual(ranks(4, 'topology ok'));
       expect(passed(datatypes)).toEqual(ranks(3, 'datatype surface ok'));
-      expect(passed(errors)).toEqual(ranks(2, 'surface errors ok (54 cases)'));
+      expect(passed(errors)).toEqual(ranks(2, 'surface errors ok (55 cases)'));
     },
     JOB_TIMEOUT_MS,
   );
