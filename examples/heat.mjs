@@ -1,13 +1,15 @@
 // 2-D heat diffusion (Jacobi iteration) on an N×N plate whose top edge is held at 100°, decomposed
-// over a px × py process grid made with comm.split: each rank owns a block with one ghost cell on
-// every side and swaps halos with its four neighbours by sendrecv — rows on the column communicator,
-// columns (a vector datatype: one cell per row) on the row communicator; PROC_NULL at the plate's
-// edges. At the end rank 0 gathers the plate and prints a checksum that is the same for any number
-// of ranks (the same arithmetic on every cell), which the tests compare with a one-rank run.
+// over a py × px Cartesian communicator (Mpi.dimsCreate, comm.cartCreate, open edges): each rank
+// owns a block with one ghost cell on every side. Its four halos are subarray datatypes of the block
+// (createSubarray: a row or a column of the interior, or of the ghost frame), and the exchange is
+// eight persistent requests (recvInit / sendInit to the neighbours cart.shift names, PROC_NULL at
+// the plate's edges) started together every step — one set for each of the two grids the iteration
+// alternates between. At the end rank 0 gathers the plate and prints a checksum that is the same for
+// any number of ranks (the same arithmetic on every cell), which the tests compare with a one-rank run.
 //
 //   node examples/heat.mjs [N] [steps]
 //   npx dapl run -n 6 examples/heat.mjs 96 300
-import { Datatype, Mpi, PROC_NULL } from '@dapl/mpi';
+import { Datatype, Mpi, Request } from '@dapl/mpi';
 
 const mpi = await Mpi.init();
 const world = mpi.world;
@@ -19,14 +21,12 @@ if (!Number.isInteger(N) || N < 4 || !Number.isInteger(steps) || steps < 0) {
 }
 const HOT = 100;
 
-// The process grid: px columns of ranks × py rows, px the largest divisor of size not above √size.
-let px = Math.floor(Math.sqrt(world.size));
-while (world.size % px !== 0) px--;
-const py = world.size / px;
-const cx = world.rank % px;
-const cy = Math.floor(world.rank / px);
-const row = await world.split(cy, cx); // the ranks of my grid row, west to east
-const column = await world.split(cx, cy); // the ranks of my grid column, north to south
+// The process grid: py rows of ranks × px columns (dimsCreate: as square as the size allows, py ≥ px).
+const [py, px] = Mpi.dimsCreate(world.size, [0, 0]);
+const cart = await world.cartCreate([py, px], [false, false]);
+const [cy, cx] = cart.coords(cart.rank);
+const { source: north, dest: south } = cart.shift(0, 1);
+const { source: west, dest: east } = cart.shift(1, 1);
 
 /** Rows (or columns) of the plate a grid coordinate owns: [first, first + count). */
 function share(total, parts, index) {
@@ -36,34 +36,48 @@ function share(total, parts, index) {
 }
 const [firstRow, rows] = share(N, py, cy);
 const [firstCol, cols] = share(N, px, cx);
+const H = rows + 2; // with ghost rows
 const W = cols + 2; // with ghost columns
-let grid = new Float64Array((rows + 2) * W);
-let next = new Float64Array((rows + 2) * W);
+let grid = new Float64Array(H * W);
+let next = new Float64Array(H * W);
 const at = (i, j) => (i + 1) * W + (j + 1);
 
 // The top edge of the plate is the ghost row above global row 0.
 if (firstRow === 0) for (const g of [grid, next]) for (let j = 0; j < cols; j++) g[at(-1, j)] = HOT;
 
-const columnType = Datatype.vector(rows, 1, W, Datatype.FLOAT64).commit();
-const north = cy === 0 ? PROC_NULL : cy - 1;
-const south = cy === py - 1 ? PROC_NULL : cy + 1;
-const west = cx === 0 ? PROC_NULL : cx - 1;
-const east = cx === px - 1 ? PROC_NULL : cx + 1;
+// The halos as subarrays of the (rows + 2) × (cols + 2) block, by their corner in block coordinates.
+const halo = (height, width, i, j) => Datatype.createSubarray([H, W], [height, width], [i, j], 'C', Datatype.FLOAT64).commit();
+const firstRowType = halo(1, cols, 1, 1);
+const lastRowType = halo(1, cols, rows, 1);
+const northGhost = halo(1, cols, 0, 1);
+const southGhost = halo(1, cols, rows + 1, 1);
+const firstColType = halo(rows, 1, 1, 1);
+const lastColType = halo(rows, 1, 1, cols);
+const westGhost = halo(rows, 1, 1, 0);
+const eastGhost = halo(rows, 1, 1, cols + 1);
 
-async function exchangeHalos(g) {
-  const rowView = (i) => g.subarray(at(i, 0), at(i, 0) + cols);
-  // Send my first row north, receive my south ghost row from the south; then the other way.
-  await column.sendrecv(rowView(0), north, 1, rowView(rows), south, 1);
-  await column.sendrecv(rowView(rows - 1), south, 2, rowView(-1), north, 2);
-  // Columns: one cell per row, W apart.
-  const colView = (j) => g.subarray(at(0, j));
-  await row.sendrecv(colView(0), west, 3, colView(cols), east, 3, { send: { datatype: columnType, count: 1 }, recv: { datatype: columnType, count: 1 } });
-  await row.sendrecv(colView(cols - 1), east, 4, colView(-1), west, 4, { send: { datatype: columnType, count: 1 }, recv: { datatype: columnType, count: 1 } });
-}
+// Tags say which way the data travels: 1 south, 2 north, 3 east, 4 west.
+const one = (datatype) => ({ datatype, count: 1 });
+const exchange = (g) => [
+  cart.recvInit(g, north, 1, one(northGhost)),
+  cart.recvInit(g, south, 2, one(southGhost)),
+  cart.recvInit(g, west, 3, one(westGhost)),
+  cart.recvInit(g, east, 4, one(eastGhost)),
+  cart.sendInit(g, south, 1, one(lastRowType)),
+  cart.sendInit(g, north, 2, one(firstRowType)),
+  cart.sendInit(g, east, 3, one(lastColType)),
+  cart.sendInit(g, west, 4, one(firstColType)),
+];
+const halos = new Map([
+  [grid, exchange(grid)],
+  [next, exchange(next)],
+]);
 
 const start = mpi.wtime();
 for (let s = 0; s < steps; s++) {
-  await exchangeHalos(grid);
+  const requests = halos.get(grid);
+  Request.startAll(requests);
+  await Request.waitAll(requests);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) {
       next[at(i, j)] = 0.25 * (grid[at(i - 1, j)] + grid[at(i + 1, j)] + grid[at(i, j - 1)] + grid[at(i, j + 1)]);
@@ -94,6 +108,6 @@ if (world.rank === 0) {
   process.stdout.write(`heat: ${N}x${N} plate, ${steps} steps: checksum ${sum.toPrecision(17)}, centre ${centre.toPrecision(17)}\n`);
   process.stdout.write(`heat: ${world.size} ranks as a ${px}x${py} grid on ${mpi.provider}, ${elapsed.toFixed(6)} s\n`);
 }
-row.free();
-column.free();
+for (const requests of halos.values()) for (const r of requests) r.free();
+cart.free();
 await mpi.finalize();

@@ -3,33 +3,13 @@
 // lapi and combuf machines in virtual time. Each program checks the data it receives and the errors
 // it gets, and prints one line per rank that passed; a failed check exits non-zero with the reason.
 import { describe, expect, it } from 'vitest';
-import { daplRun, nodeRun, sortedLines, type Ran } from './support/dapl-run.js';
-
-const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
-
-/** How a provider's jobs are launched. */
-const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
-  'tcp (ranks in one process)': ['--in-process', '--provider', 'tcp'],
-  ib: ['--provider', 'ib'],
-  lapi: ['--provider', 'lapi'],
-  combuf: ['--provider', 'combuf'],
-};
+import { daplRun, nodeRun } from './support/dapl-run.js';
+import { PROVIDERS, fixture, passed, ranks } from './support/mpi-jobs.js';
 
 const KILL_AFTER_MS = 90_000;
 /** Blocking sends up to 64 KiB complete from a copy (mpi.bounceLimit is off by default). */
 const BOUNCE_ON = { DAPL_MPI_BOUNCE_LIMIT: '65536' };
 const BOUNCE_OFF = { DAPL_MPI_BOUNCE_LIMIT: '0' };
-
-function passed(ran: Ran): string[] {
-  expect(ran.stderr, ran.stderr).toBe('');
-  expect(ran.killed).toBe(false);
-  expect(ran.code).toBe(0);
-  return sortedLines(ran.stdout);
-}
-
-function ranks(n: number, text: (r: number) => string): string[] {
-  return Array.from({ length: n }, (_, r) => `rank ${r}: ${text(r)}`).sort();
-}
 
 describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, launch) => {
   const run = (n: number, program: string, env: Record<string, string> = {}, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], env, KILL_AFTER_MS);

@@ -57,7 +57,7 @@ export class RecvRequest extends RequestCore {
 
   /** The data of a message of `size` bytes from `source` with `tag` is in place (cut to the capacity if larger). */
   finish(source: number, tag: number, size: number): void {
-    const status = new Status(source, tag, size);
+    const status = new Status(source, tag, size, false, this.data.program.size);
     if (size > this.data.size) {
       return this.fail(
         new MpiError(ErrorClass.ERR_TRUNCATE, `a message of ${size} bytes from rank ${source} with tag ${tag} does not fit the receive buffer of ${this.data.size} bytes; status.count has the message's size`, {

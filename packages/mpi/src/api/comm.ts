@@ -5,7 +5,11 @@ import { bufferSpan, type BufferOptions } from './buffer-span.js';
 import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
-import { Group, requireGroup } from './group.js';
+import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, requireGroup } from './group.js';
+import { recvInit, sendInit, type PersistentRequest } from './persistent-request.js';
+import { splitType } from './split-type.js';
+import type { CartComm } from '../topo/cart-comm.js';
+import type { DistGraphComm, DistGraphOptions, GraphComm } from '../topo/graph-comm.js';
 import type { MpiState } from './mpi-state.js';
 import { Request } from './request.js';
 import { Status } from './status.js';
@@ -47,7 +51,7 @@ export class Comm {
   readonly #state: MpiState;
   readonly #group: Group;
   readonly #context: number;
-  readonly #name: string;
+  #name: string;
   #freed = false;
   #coll: Collectives | undefined;
 
@@ -73,6 +77,12 @@ export class Comm {
 
   get name(): string {
     return this.#name;
+  }
+
+  /** Rename (MPI_Comm_set_name): a string of at most 127 characters (MPI_MAX_OBJECT_NAME − 1). */
+  set name(value: string) {
+    if (typeof value !== 'string' || value.length > 127) throw new MpiError(ErrorClass.ERR_ARG, `name must be a string of at most 127 characters, got ${describeValue(value)}`, { argument: 'name' });
+    this.#name = value;
   }
 
   get freed(): boolean {
@@ -167,7 +177,7 @@ export class Comm {
     const span = bufferSpan(buf, o, 'buf');
     if (from === PROC_NULL) {
       const done = new RecvRequestCore(this.#context, PROC_NULL, ANY_TAG, span);
-      done.complete(new Status(PROC_NULL, ANY_TAG, 0));
+      done.complete(new Status(PROC_NULL, ANY_TAG, 0, false, span.program.size));
       return new Request(done, this.#cancel);
     }
     return this.#startRecv(span, from, t, this.#context);
@@ -407,6 +417,67 @@ export class Comm {
       throw new MpiError(ErrorClass.ERR_COMM, `${this.#name} cannot be freed`, { argument: 'comm' });
     }
     this.#freed = true;
+  }
+
+  // ---- persistent requests, comparison, splitType, topologies (api/persistent-request.ts, api/split-type.ts, topo/) ----
+
+  /** A standard send bound to its arguments, started by `start()` (MPI_Send_init). */
+  sendInit(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): PersistentRequest {
+    return sendInit(this, buf, dest, tag, options, 'standard');
+  }
+
+  /** As sendInit in synchronous mode (MPI_Ssend_init). */
+  ssendInit(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): PersistentRequest {
+    return sendInit(this, buf, dest, tag, options, 'synchronous');
+  }
+
+  /** As sendInit in ready mode (MPI_Rsend_init). */
+  rsendInit(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): PersistentRequest {
+    return sendInit(this, buf, dest, tag, options, 'ready');
+  }
+
+  /** As sendInit in buffered mode (MPI_Bsend_init): each start copies into the attached buffer. */
+  bsendInit(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): PersistentRequest {
+    return sendInit(this, buf, dest, tag, options, 'buffered');
+  }
+
+  /** A receive bound to its arguments, started by `start()` (MPI_Recv_init). */
+  recvInit(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: BufferOptions): PersistentRequest {
+    return recvInit(this, buf, source, tag, options);
+  }
+
+  /** IDENT (the same communicator), CONGRUENT (same group, in order), SIMILAR (same members) or UNEQUAL (MPI_Comm_compare). */
+  compare(other: Comm): number {
+    this.#check();
+    if (!(other instanceof Comm)) throw new MpiError(ErrorClass.ERR_COMM, `other must be a Comm, got ${describeValue(other)}`, { argument: 'other' });
+    if (other.#freed) throw new MpiError(ErrorClass.ERR_COMM, `other (${other.#name}) has been freed`, { argument: 'other' });
+    if (other.#context === this.#context) return IDENT;
+    const groups = this.#group.compare(other.#group);
+    return groups === IDENT ? CONGRUENT : groups === SIMILAR ? SIMILAR : UNEQUAL;
+  }
+
+  /** One communicator per host for SPLIT_TYPE_SHARED, ordered by `key` (MPI_Comm_split_type); UNDEFINED gets null. Collective. */
+  async splitType(type: number, key = 0): Promise<Comm | null> {
+    this.#check();
+    return splitType(this, this.#state, type, key);
+  }
+
+  /** A Cartesian grid of the first dims[0] × dims[1] × … members (MPI_Cart_create); null for the rest. Collective. */
+  async cartCreate(dims: readonly number[], periods: readonly boolean[], reorder = false): Promise<CartComm | null> {
+    this.#check();
+    return this.#state.topologies.cartCreate(this, this.#state, dims, periods, reorder);
+  }
+
+  /** A graph of the first index.length members (MPI_Graph_create); null for the rest. Collective. */
+  async graphCreate(index: readonly number[], edges: readonly number[], reorder = false): Promise<GraphComm | null> {
+    this.#check();
+    return this.#state.topologies.graphCreate(this, this.#state, index, edges, reorder);
+  }
+
+  /** A distributed graph: this process's in- and out-neighbours (MPI_Dist_graph_create_adjacent). Collective. */
+  async distGraphCreateAdjacent(sources: readonly number[], destinations: readonly number[], options?: DistGraphOptions): Promise<DistGraphComm> {
+    this.#check();
+    return this.#state.topologies.distGraphCreateAdjacent(this, this.#state, sources, destinations, options);
   }
 
   /** The agreed new context: the largest unused id of any member; everyone moves past it. */

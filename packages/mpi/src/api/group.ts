@@ -1,5 +1,6 @@
 import { PROC_NULL, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
+import { expandRanges, type RankRange } from './group-ranges.js';
 
 /** Results of `Group.compare` (MPI_IDENT, MPI_SIMILAR, MPI_UNEQUAL). */
 export const IDENT = 0;
@@ -14,13 +15,54 @@ export const UNEQUAL = 3;
 export class Group {
   readonly #members: readonly number[];
   readonly #index: ReadonlyMap<number, number>;
+  /** This process's world rank; -1 in `Group.EMPTY`, which belongs to no process. */
   readonly #me: number;
+  #freed = false;
 
-  /** @internal Use `comm.group` and the operations below. */
+  /** @internal Use `comm.group`, `Group.EMPTY` and the operations below. */
   constructor(worldRanks: readonly number[], myWorldRank: number) {
     this.#members = Object.freeze([...worldRanks]);
     this.#index = new Map(worldRanks.map((w, i) => [w, i]));
     this.#me = myWorldRank;
+  }
+
+  /** The group with no members (MPI_GROUP_EMPTY); what every operation that leaves no one returns. */
+  static get EMPTY(): Group {
+    return EMPTY;
+  }
+
+  /** A new group of `worldRanks` for this process (`Group.EMPTY` when none). */
+  #derive(worldRanks: readonly number[], other?: Group): Group {
+    if (worldRanks.length === 0) return Group.EMPTY;
+    const me = this.#me >= 0 || other === undefined ? this.#me : other.#me;
+    return new Group(worldRanks, me);
+  }
+
+  /**
+   * Release the group (MPI_Group_free): later use is ERR_GROUP. Communicators made from it are
+   * unaffected. Freeing `Group.EMPTY` does nothing (as MPICH allows), so a program may free
+   * every group it was handed.
+   */
+  free(): void {
+    if (this === Group.EMPTY) return;
+    requireGroup(this, 'group');
+    this.#freed = true;
+  }
+
+  get freed(): boolean {
+    return this.#freed;
+  }
+
+  /** The group of the ranks `ranges` name, in that order (MPI_Group_range_incl); see `expandRanges`. */
+  rangeIncl(ranges: readonly RankRange[]): Group {
+    requireGroup(this, 'group');
+    return this.incl(expandRanges(ranges, this.size, 'ranges'));
+  }
+
+  /** This group without the ranks `ranges` name (MPI_Group_range_excl). */
+  rangeExcl(ranges: readonly RankRange[]): Group {
+    requireGroup(this, 'group');
+    return this.excl(expandRanges(ranges, this.size, 'ranges'));
   }
 
   get size(): number {
@@ -44,54 +86,49 @@ export class Group {
 
   /** The group of `ranks` of this group, in that order (MPI_Group_incl). */
   incl(ranks: readonly number[]): Group {
+    requireGroup(this, 'group');
     const list = this.#distinctRanks(ranks, 'ranks');
-    return new Group(
-      list.map((r) => this.#members[r]),
-      this.#me,
-    );
+    return this.#derive(list.map((r) => this.#members[r]));
   }
 
   /** This group without `ranks` (MPI_Group_excl). */
   excl(ranks: readonly number[]): Group {
+    requireGroup(this, 'group');
     const out = new Set(this.#distinctRanks(ranks, 'ranks'));
-    return new Group(
-      this.#members.filter((_, r) => !out.has(r)),
-      this.#me,
-    );
+    return this.#derive(this.#members.filter((_, r) => !out.has(r)));
   }
 
   /** This group's members, then `other`'s not in it (MPI_Group_union). */
   union(other: Group): Group {
+    requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return new Group([...this.#members, ...other.#members.filter((w) => !this.#index.has(w))], this.#me);
+    return this.#derive([...this.#members, ...other.#members.filter((w) => !this.#index.has(w))], other);
   }
 
   /** Members of both, in this group's order (MPI_Group_intersection). */
   intersection(other: Group): Group {
+    requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return new Group(
-      this.#members.filter((w) => other.#index.has(w)),
-      this.#me,
-    );
+    return this.#derive(this.#members.filter((w) => other.#index.has(w)), other);
   }
 
   /** Members of this group not in `other` (MPI_Group_difference). */
   difference(other: Group): Group {
+    requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return new Group(
-      this.#members.filter((w) => !other.#index.has(w)),
-      this.#me,
-    );
+    return this.#derive(this.#members.filter((w) => !other.#index.has(w)), other);
   }
 
   /** The ranks in `other` of this group's `ranks` (UNDEFINED where absent; PROC_NULL stays). */
   translateRanks(ranks: readonly number[], other: Group): number[] {
+    requireGroup(this, 'group');
     requireGroup(other, 'other');
     return this.#rankList(ranks, 'ranks', true).map((r) => (r === PROC_NULL ? PROC_NULL : (other.#index.get(this.#members[r]) ?? UNDEFINED)));
   }
 
   /** IDENT (same members, same order), SIMILAR (same members) or UNEQUAL. */
   compare(other: Group): number {
+    requireGroup(this, 'group');
     requireGroup(other, 'other');
     if (this.size !== other.size) return UNEQUAL;
     if (this.#members.every((w, i) => other.#members[i] === w)) return IDENT;
@@ -116,6 +153,10 @@ export class Group {
   }
 }
 
+const EMPTY = new Group([], -1);
+
+/** A live group: ERR_GROUP for anything else, or a freed one. */
 export function requireGroup(group: unknown, argument: string): asserts group is Group {
   if (!(group instanceof Group)) throw new MpiError(ErrorClass.ERR_GROUP, `${argument} must be a Group, got ${describeValue(group)}`, { argument });
+  if (group.freed) throw new MpiError(ErrorClass.ERR_GROUP, `${argument} has been freed`, { argument });
 }

@@ -5,6 +5,7 @@ import type { PointToPoint } from '../adi/point-to-point.js';
 import type { Device } from '../device/device.js';
 import type { AttachedBuffer } from './attached-buffer.js';
 import type { Comm } from './comm.js';
+import type { Topologies } from './topologies.js';
 import { ErrorClass, MpiError } from './errors.js';
 
 /** Context ids: world uses 0 (point-to-point) and 1 (collective), self 2 and 3; new communicators take the next even id. */
@@ -31,6 +32,8 @@ export class MpiState {
     readonly p2p: PointToPoint,
     readonly device: Device,
     readonly parameters: MpiParameters,
+    /** What `comm.cartCreate` and kin build with. */
+    readonly topologies: Topologies,
   ) {}
 
   get worldRank(): number {

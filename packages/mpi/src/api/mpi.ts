@@ -7,6 +7,10 @@ import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { Group } from './group.js';
 import { MPI_PARAMETERS, type MpiParameters } from './mpi-parameters.js';
 import { MpiState, SELF_CONTEXT, WORLD_CONTEXT } from './mpi-state.js';
+import { processorName } from './processor-name.js';
+import { dimsCreate } from '../topo/dims-create.js';
+// After ./comm.js: the topology communicators extend Comm.
+import { TOPOLOGIES } from '../topo/create.js';
 
 export interface MpiInitOptions {
   /** Default: the rank's configuration (flags none, environment, dapl.config.json, defaults). */
@@ -94,7 +98,7 @@ export class Mpi {
       await job.finish().catch(() => undefined);
       throw error;
     }
-    const mpi = new Mpi(new MpiState(job, p2p, device, parameters), parameters);
+    const mpi = new Mpi(new MpiState(job, p2p, device, parameters, TOPOLOGIES), parameters);
     if (parameters.protocolInfo && job.rank === 0) process.stdout.write(`${device.protocolInfo().join('\n')}\n`);
     return mpi;
   }
@@ -120,6 +124,16 @@ export class Mpi {
   /** Seconds on the rank's clock (MPI_Wtime): wall time, or virtual time under the simulator. */
   wtime(): number {
     return this.#state.job.runtime.clock.now();
+  }
+
+  /** The name of the host this rank runs on (MPI_Get_processor_name); see `processorName`. */
+  getProcessorName(): string {
+    return processorName(this.#state);
+  }
+
+  /** A balanced grid of `n` processes: `dims`' zero entries filled (MPI_Dims_create); see `dimsCreate`. */
+  static dimsCreate(n: number, dims: readonly number[]): number[] {
+    return dimsCreate(n, dims);
   }
 
   /** Resolution of `wtime` in seconds (MPI_Wtick). */

@@ -1,4 +1,4 @@
-import type { RequestCore } from '../adi/request-core.js';
+import { RequestCore } from '../adi/request-core.js';
 import { RecvRequest, SendRequest } from '../adi/requests.js';
 import { ANY_SOURCE, ANY_TAG, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue, type InStatusEntry } from './errors.js';
@@ -12,19 +12,26 @@ export interface WaitDeclarer {
   declareWait?<T>(what: string, promise: Promise<T>): Promise<T>;
 }
 
+/** @internal What an inactive persistent request stands on: complete from the start, with the empty status. */
+export const INACTIVE = new RequestCore();
+INACTIVE.complete(Status.EMPTY);
+
 /**
  * A non-blocking operation in flight (MPI_Request). Completion is driven by the transport's events,
  * not by calls: `test()` only looks. A failed operation's `wait()` rejects with its `MpiError`.
+ * Persistent requests (`comm.sendInit`, `recvInit` …) are the subclass `PersistentRequest`.
  */
 export class Request {
-  readonly #core: RequestCore;
-  readonly #cancel: Canceller | undefined;
-  readonly #waits: WaitDeclarer | undefined;
+  #core: RequestCore;
+  #cancel: Canceller | undefined;
+  #waits: WaitDeclarer | undefined;
   /**
    * waitAny, waitSome or testAny has handed out its completion: to them it is MPI_REQUEST_NULL from
    * now on, so the loop `for (n times) waitAny(requests)` visits each request once, as in MPI.
+   * An inactive persistent request is handed out too.
    */
   #handedOut = false;
+  #freed = false;
 
   /** @internal */
   constructor(core: RequestCore, cancel?: Canceller, waits?: WaitDeclarer) {
@@ -33,16 +40,87 @@ export class Request {
     this.#waits = waits?.declareWait === undefined ? undefined : waits;
   }
 
+  /** Whether `start()` applies (a persistent request). */
+  get persistent(): boolean {
+    return false;
+  }
+
+  /** Begin the operation again (MPI_Start); only persistent requests can (ERR_REQUEST here). */
+  start(): void {
+    this.requireStartable('request');
+  }
+
+  /** Start every request, each a persistent one that is inactive (MPI_Startall); checks all before starting any. */
+  static startAll(requests: readonly Request[]): void {
+    const list = requireRequests(requests);
+    const seen = new Set<Request>();
+    list.forEach((r, i) => {
+      r.requireStartable(`requests[${i}]`);
+      if (seen.has(r)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests[${i}] appears twice: a request is started once at a time`, { argument: `requests[${i}]` });
+      seen.add(r);
+    });
+    for (const r of list) r.start();
+  }
+
+  /**
+   * Release the request (MPI_Request_free): an operation in flight still completes, but the request
+   * can no longer be waited on, tested or started (ERR_REQUEST).
+   */
+  free(): void {
+    this.requireLive('request');
+    this.#freed = true;
+  }
+
+  get freed(): boolean {
+    return this.#freed;
+  }
+
+  /** @internal Throws ERR_REQUEST unless this can be started now (overridden by persistent requests). */
+  protected requireStartable(argument: string): void {
+    this.requireLive(argument);
+    throw new MpiError(ErrorClass.ERR_REQUEST, `${argument} is not persistent: only requests from sendInit, ssendInit, rsendInit, bsendInit and recvInit can be started`, { argument });
+  }
+
+  /** @internal Throws ERR_REQUEST once freed. */
+  requireLive(argument: string): void {
+    if (this.#freed) throw new MpiError(ErrorClass.ERR_REQUEST, `${argument} has been freed`, { argument });
+  }
+
+  /** @internal A persistent request takes on the operation `started` runs (its core, canceller and wait naming). */
+  protected activate(started: Request): void {
+    this.#core = started.#core;
+    this.#cancel = started.#cancel;
+    this.#waits = started.#waits;
+    this.#handedOut = false;
+  }
+
+  /** @internal Back to inactive: waits and tests complete at once with the empty status; waitAny skips it. */
+  protected deactivate(): void {
+    this.#core = INACTIVE;
+    this.#cancel = undefined;
+    this.#handedOut = true;
+  }
+
   /** True once complete (successfully or not). */
   get done(): boolean {
     return this.#core.done;
   }
 
-  /** The status once complete. */
+  /** The status once complete. A persistent request is inactive afterwards (its next wait gives the empty status). */
   wait(): Promise<Status> {
-    const outcome = this.#core.wait();
-    if (this.#core.done) return outcome;
-    return this.#declared(outcome);
+    this.requireLive('request');
+    const core = this.#core;
+    const outcome = core.wait();
+    const settled = core.done ? outcome : this.#declared(outcome);
+    return this.persistent ? this.#retiring(core, settled) : settled;
+  }
+
+  async #retiring(core: RequestCore, settled: Promise<Status>): Promise<Status> {
+    try {
+      return await settled;
+    } finally {
+      if (this.#core === core) this.deactivate();
+    }
   }
 
   /** `promise`, named in deadlock reports as a wait for this request (under the simulator). */
@@ -52,10 +130,18 @@ export class Request {
 
   /** The status if complete, else undefined (MPI_Test); throws the operation's error if it failed. */
   test(): Status | undefined {
+    this.requireLive('request');
     const core = this.#core;
     if (!core.done) return undefined;
+    this.#handOut();
     if (core.error !== undefined) throw core.error;
     return core.status;
+  }
+
+  /** Its completion was handed out: inactive to waitAny, waitSome, testAny and testSome; a persistent request goes inactive. */
+  #handOut(): void {
+    if (this.persistent) this.deactivate();
+    else if (this !== NULL_REQUEST) this.#handedOut = true;
   }
 
   /**
@@ -77,9 +163,13 @@ export class Request {
     return this.#core;
   }
 
-  /** Wait for all; the statuses in order. Rejects with the first error (ERR_IN_STATUS wrapping it) after all have completed. */
-  static async waitAll(requests: readonly Request[]): Promise<Status[]> {
-    const list = requireRequests(requests);
+  /**
+   * Wait for all; the statuses in order (`null` entries, MPI_REQUEST_NULL, and inactive persistent
+   * requests give the empty status). Rejects with the first error (ERR_IN_STATUS wrapping it) after
+   * all have completed.
+   */
+  static async waitAll(requests: readonly (Request | null)[]): Promise<Status[]> {
+    const list = requireRequests(requests, true).map(orNull);
     // One promise for the whole set, resolved by a countdown (not one per request and an
     // allSettled over them: a window of 64 isends would cost 64 promises and their reactions).
     let first: Request | undefined;
@@ -98,7 +188,17 @@ export class Request {
       });
       await first.#declared(allDone);
     }
-    return Request.#statuses(list);
+    return Request.#handOutAll(list);
+  }
+
+  /** The statuses of all (see `#statuses`), every request handed out whatever the outcome. */
+  static #handOutAll(list: readonly Request[], indices?: readonly number[]): Status[] {
+    try {
+      return Request.#statuses(list, indices);
+    } finally {
+      if (indices === undefined) for (const r of list) r.#handOut();
+      else for (const i of indices) list[i].#handOut();
+    }
   }
 
   /**
@@ -131,45 +231,48 @@ export class Request {
   /**
    * Wait until one of the active requests completes (MPI_Waitany): its index and status. A request
    * whose completion waitAny, waitSome or testAny already returned is inactive, as is a `null`
-   * entry (MPI_REQUEST_NULL); with none active the index is `UNDEFINED` and the status empty.
+   * entry (MPI_REQUEST_NULL) and an inactive persistent request; with none active the index is
+   * `UNDEFINED` and the status empty.
    */
   static async waitAny(requests: readonly (Request | null)[]): Promise<{ index: number; status: Status }> {
     const list = requireRequests(requests, true);
     const active = list.filter(Request.#isActive);
     if (active.length === 0) return { index: UNDEFINED, status: Status.EMPTY };
-    await whenAnyDone(active);
-    const index = list.findIndex((r) => Request.#isActive(r) && r.done);
-    const request = list[index]!;
-    request.#handedOut = true;
-    return { index, status: await request.wait() };
+    await active[0].#declared(whenAnyDone(active));
+    return Request.testAny(list)!;
   }
 
   /**
    * Wait until at least one active request completes (MPI_Waitsome): every completed active one's
-   * index and status; none active: no indices. If one of them failed, every one of them is still
-   * handed out (inactive from now on) and the call rejects with ERR_IN_STATUS naming the first
-   * failed one, its `inStatus` listing each one's index with its status or error.
+   * index and status; none active: no indices (MPI's outcount UNDEFINED). If one of them failed,
+   * every one of them is still handed out (inactive from now on) and the call rejects with
+   * ERR_IN_STATUS naming the first failed one, its `inStatus` listing each one's index with its
+   * status or error.
    */
   static async waitSome(requests: readonly (Request | null)[]): Promise<{ indices: number[]; statuses: Status[] }> {
     const list = requireRequests(requests, true);
     const active = list.filter(Request.#isActive);
     if (active.length === 0) return { indices: [], statuses: [] };
-    await whenAnyDone(active);
+    await active[0].#declared(whenAnyDone(active));
+    return Request.testSome(list);
+  }
+
+  /** As waitSome without waiting (MPI_Testsome): the completed active requests, possibly none. */
+  static testSome(requests: readonly (Request | null)[]): { indices: number[]; statuses: Status[] } {
+    const list = requireRequests(requests, true);
     const indices: number[] = [];
     for (let i = 0; i < list.length; i++) {
       const r = list[i];
-      if (!Request.#isActive(r) || !r.done) continue;
-      r.#handedOut = true;
-      indices.push(i);
+      if (Request.#isActive(r) && r.done) indices.push(i);
     }
-    return { indices, statuses: Request.#statuses(list as readonly Request[], indices) };
+    return { indices, statuses: Request.#handOutAll(list as readonly Request[], indices) };
   }
 
-  /** All statuses if every request is complete, else undefined (MPI_Testall); ERR_IN_STATUS as `waitAll` when one failed. */
-  static testAll(requests: readonly Request[]): Status[] | undefined {
-    const list = requireRequests(requests);
+  /** All statuses if every request is complete, else undefined (MPI_Testall; nulls as in waitAll); ERR_IN_STATUS as `waitAll` when one failed. */
+  static testAll(requests: readonly (Request | null)[]): Status[] | undefined {
+    const list = requireRequests(requests, true).map(orNull);
     if (!list.every((r) => r.done)) return undefined;
-    return Request.#statuses(list);
+    return Request.#handOutAll(list);
   }
 
   /** A completed active request's index and status, or undefined (MPI_Testany; inactive requests as in waitAny); none active: `UNDEFINED` and the empty status. */
@@ -178,16 +281,18 @@ export class Request {
     if (!list.some(Request.#isActive)) return { index: UNDEFINED, status: Status.EMPTY };
     const index = list.findIndex((r) => Request.#isActive(r) && r.done);
     if (index < 0) return undefined;
-    const request = list[index]!;
-    request.#handedOut = true;
-    return { index, status: request.test()! };
+    return { index, status: list[index]!.test()! };
   }
 
-  /** Whether waitAny, waitSome and testAny still consider `r` (not null, its completion not yet handed out). */
+  /** Whether waitAny, waitSome, testAny and testSome still consider `r` (not null, its completion not yet handed out). */
   static #isActive(r: Request | null): r is Request {
     return r !== null && !r.#handedOut;
   }
 }
+
+/** What a `null` entry (MPI_REQUEST_NULL) stands for in waitAll and testAll. */
+const NULL_REQUEST = new Request(INACTIVE);
+const orNull = (r: Request | null): Request => r ?? NULL_REQUEST;
 
 /** What a deadlock report says a rank waits for. */
 function describe(core: RequestCore): string {
@@ -204,7 +309,8 @@ function requireRequests(requests: unknown, nullAllowed: true): readonly (Reques
 function requireRequests(requests: unknown, nullAllowed = false): readonly (Request | null)[] {
   if (!Array.isArray(requests)) throw new MpiError(ErrorClass.ERR_REQUEST, `requests must be an array of Request, got ${describeValue(requests)}`, { argument: 'requests' });
   requests.forEach((r, i) => {
-    if (!(r instanceof Request) && !(nullAllowed && r === null)) {
+    if (r instanceof Request) r.requireLive(`requests[${i}]`);
+    else if (!(nullAllowed && r === null)) {
       throw new MpiError(ErrorClass.ERR_REQUEST, `requests[${i}] must be a Request${nullAllowed ? ' or null' : ''}, got ${describeValue(r)}`, { argument: `requests[${i}]` });
     }
   });

@@ -1,5 +1,5 @@
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
-import { Datatype, type BasicKind } from '../datatype/index.js';
+import type { BasicKind, Datatype } from '../datatype/index.js';
 
 /** A typed view of packed elements a user function receives for a predefined basic type. */
 export type ElementArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
@@ -15,6 +15,9 @@ type Kernel = (a: ElementArray, b: ElementArray, n: number) => void;
 
 const INTEGER: readonly BasicKind[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'];
 const FLOAT: readonly BasicKind[] = ['float32', 'float64'];
+/** MPI-3.1 §5.9.2: complex types take SUM and PROD; logical (C_BOOL) ones LAND, LOR and LXOR. */
+const COMPLEX: readonly BasicKind[] = ['complex64', 'complex128'];
+const LOGICAL: readonly BasicKind[] = [...INTEGER, 'bool'];
 
 interface Predefined {
   readonly name: string;
@@ -36,21 +39,35 @@ const mul32: Kernel = (a, b, n) => {
 };
 
 const PREDEFINED: Record<string, Predefined> = {
-  SUM: { name: 'SUM', kinds: [...INTEGER, ...FLOAT], number: k((x, y) => x + y), bigint: k((x, y) => x + y) },
-  PROD: { name: 'PROD', kinds: [...INTEGER, ...FLOAT], number: k((x, y) => x * y), bigint: k((x, y) => x * y) },
+  SUM: { name: 'SUM', kinds: [...INTEGER, ...FLOAT, ...COMPLEX], number: k((x, y) => x + y), bigint: k((x, y) => x + y) },
+  PROD: { name: 'PROD', kinds: [...INTEGER, ...FLOAT, ...COMPLEX], number: k((x, y) => x * y), bigint: k((x, y) => x * y) },
   MAX: { name: 'MAX', kinds: [...INTEGER, ...FLOAT], number: k((x, y) => (x > y || Number.isNaN(x) ? x : y)), bigint: k((x, y) => (x > y ? x : y)) },
   MIN: { name: 'MIN', kinds: [...INTEGER, ...FLOAT], number: k((x, y) => (x < y || Number.isNaN(x) ? x : y)), bigint: k((x, y) => (x < y ? x : y)) },
-  LAND: { name: 'LAND', kinds: INTEGER, number: k((x, y) => (x !== 0 && y !== 0 ? 1 : 0)), bigint: k((x, y) => (x !== 0n && y !== 0n ? 1n : 0n)) },
-  LOR: { name: 'LOR', kinds: INTEGER, number: k((x, y) => (x !== 0 || y !== 0 ? 1 : 0)), bigint: k((x, y) => (x !== 0n || y !== 0n ? 1n : 0n)) },
-  LXOR: { name: 'LXOR', kinds: INTEGER, number: k((x, y) => ((x !== 0) !== (y !== 0) ? 1 : 0)), bigint: k((x, y) => ((x !== 0n) !== (y !== 0n) ? 1n : 0n)) },
+  LAND: { name: 'LAND', kinds: LOGICAL, number: k((x, y) => (x !== 0 && y !== 0 ? 1 : 0)), bigint: k((x, y) => (x !== 0n && y !== 0n ? 1n : 0n)) },
+  LOR: { name: 'LOR', kinds: LOGICAL, number: k((x, y) => (x !== 0 || y !== 0 ? 1 : 0)), bigint: k((x, y) => (x !== 0n || y !== 0n ? 1n : 0n)) },
+  LXOR: { name: 'LXOR', kinds: LOGICAL, number: k((x, y) => ((x !== 0) !== (y !== 0) ? 1 : 0)), bigint: k((x, y) => ((x !== 0n) !== (y !== 0n) ? 1n : 0n)) },
   BAND: { name: 'BAND', kinds: [...INTEGER, 'byte'], number: k((x, y) => x & y), bigint: k((x, y) => x & y) },
   BOR: { name: 'BOR', kinds: [...INTEGER, 'byte'], number: k((x, y) => x | y), bigint: k((x, y) => x | y) },
   BXOR: { name: 'BXOR', kinds: [...INTEGER, 'byte'], number: k((x, y) => x ^ y), bigint: k((x, y) => x ^ y) },
 };
 
-const ELEMENT_BYTES: Record<BasicKind, number> = { int8: 1, uint8: 1, byte: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, int64: 8, uint64: 8, float64: 8 };
+const ELEMENT_BYTES: Record<BasicKind, number> = { int8: 1, uint8: 1, byte: 1, bool: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, int64: 8, uint64: 8, float64: 8, complex64: 8, complex128: 16 };
 
-/** A typed array of `count` elements of `kind` over `bytes` (a copy when `bytes` is not aligned; `aligned` says which). */
+/** Complex (re, im) pairs, `n` of them, as interleaved floats: b[i] = a[i] · b[i]. */
+const complexProduct: Kernel = (a, b, n) => {
+  const x = a as Float32Array | Float64Array;
+  const y = b as Float32Array | Float64Array;
+  for (let i = 0; i < 2 * n; i += 2) {
+    const re = x[i] * y[i] - x[i + 1] * y[i + 1];
+    y[i + 1] = x[i] * y[i + 1] + x[i + 1] * y[i];
+    y[i] = re;
+  }
+};
+
+/**
+ * A typed array of `count` elements of `kind` over `bytes` (a copy when `bytes` is not aligned;
+ * `aligned` says which). A complex element is two floats (real, imaginary): 2 × count entries.
+ */
 export function elements(kind: BasicKind, bytes: Uint8Array, count: number): { array: ElementArray; aligned: boolean } {
   const size = ELEMENT_BYTES[kind];
   const aligned = bytes.byteOffset % size === 0;
@@ -62,6 +79,7 @@ export function elements(kind: BasicKind, bytes: Uint8Array, count: number): { a
         return new Int8Array(buffer, byteOffset, count);
       case 'uint8':
       case 'byte':
+      case 'bool':
         return new Uint8Array(buffer, byteOffset, count);
       case 'int16':
         return new Int16Array(buffer, byteOffset, count);
@@ -79,6 +97,10 @@ export function elements(kind: BasicKind, bytes: Uint8Array, count: number): { a
         return new Float32Array(buffer, byteOffset, count);
       case 'float64':
         return new Float64Array(buffer, byteOffset, count);
+      case 'complex64':
+        return new Float32Array(buffer, byteOffset, 2 * count);
+      case 'complex128':
+        return new Float64Array(buffer, byteOffset, 2 * count);
     }
   })();
   return { array, aligned };
@@ -164,8 +186,16 @@ export class Op {
       return this.#user(inv, inout, count, datatype);
     }
     const n = (count * datatype.size) / ELEMENT_BYTES[kind!];
-    const kernel = kind === 'int64' || kind === 'uint64' ? this.#predefined!.bigint : this.name === 'PROD' && (kind === 'int32' || kind === 'uint32') ? mul32 : this.#predefined!.number;
-    withElements(kind!, inv, inout, n, (a, b) => kernel(a, b, n));
+    withElements(kind!, inv, inout, n, (a, b) => this.#kernel(kind!)(a, b, n));
+  }
+
+  /** The loop for `kind`: bigint for 64-bit integers, exact 32-bit products, complex products; a complex sum adds both halves. */
+  #kernel(kind: BasicKind): Kernel {
+    const p = this.#predefined!;
+    if (kind === 'int64' || kind === 'uint64') return p.bigint;
+    if (this.name === 'PROD' && (kind === 'int32' || kind === 'uint32')) return mul32;
+    if (kind === 'complex64' || kind === 'complex128') return this.name === 'PROD' ? complexProduct : (a, b, n) => p.number(a, b, 2 * n);
+    return p.number;
   }
 }
 
@@ -181,12 +211,12 @@ function withElements(kind: BasicKind, inv: Uint8Array, inout: Uint8Array, n: nu
 function applyLoc(which: 'max' | 'min', inv: Uint8Array, inout: Uint8Array, count: number, datatype: Datatype): void {
   const size = datatype.size;
   const valueBytes = size - 4;
-  const kind = valueBytes === 8 ? (datatype === Datatype.DOUBLE_INT ? 'f64' : 'i64') : valueBytes === 4 ? (datatype === Datatype.FLOAT_INT ? 'f32' : 'i32') : 'i16';
+  const kind = LOC_VALUE[datatype.pairValue!];
   const a = new DataView(inv.buffer, inv.byteOffset, count * size);
   const b = new DataView(inout.buffer, inout.byteOffset, count * size);
   for (let i = 0, at = 0; i < count; i++, at += size) {
-    const x = read(a, at, kind);
-    const y = read(b, at, kind);
+    const x = read(a, at, kind!);
+    const y = read(b, at, kind!);
     const xi = a.getInt32(at + valueBytes, true);
     const yi = b.getInt32(at + valueBytes, true);
     const better = which === 'max' ? x > y : x < y;
@@ -195,6 +225,9 @@ function applyLoc(which: 'max' | 'min', inv: Uint8Array, inout: Uint8Array, coun
     }
   }
 }
+
+/** How MAXLOC / MINLOC read a pair's value (by its kind, so that a dup of a pair type reads alike). */
+const LOC_VALUE: Partial<Record<BasicKind, 'f64' | 'i64' | 'f32' | 'i32' | 'i16'>> = { float64: 'f64', int64: 'i64', float32: 'f32', int32: 'i32', int16: 'i16' };
 
 function read(view: DataView, at: number, kind: 'f64' | 'i64' | 'f32' | 'i32' | 'i16'): number | bigint {
   switch (kind) {

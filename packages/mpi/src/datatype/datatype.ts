@@ -1,9 +1,21 @@
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
 import { BlockSink, compileProgram, packRange, elementRegion, unpackRange, type GatherProgram } from './gather-program.js';
 import { bufferBytes } from './buffers.js';
+import { DISTRIBUTION_CODES, ORDER_CODES, darrayLayout, requireOrder, subarrayLayout, type ArrayOrder, type Distribution } from './array-types.js';
 
 /** The basic types a type map is made of (MPI's basic datatypes, in JavaScript's typed-array terms). */
-export type BasicKind = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float32' | 'float64' | 'byte';
+export type BasicKind = 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64' | 'float32' | 'float64' | 'byte' | 'complex64' | 'complex128' | 'bool';
+
+/** Which constructor made a datatype (MPI_Type_get_envelope's combiner; 'named' for a predefined type). */
+export type Combiner = 'named' | 'dup' | 'contiguous' | 'vector' | 'hvector' | 'indexed' | 'hindexed' | 'struct' | 'resized' | 'subarray' | 'darray';
+
+/** The arguments a derived type was made with (MPI_Type_get_contents), in MPI's order for its combiner. */
+export interface TypeContents {
+  readonly integers: readonly number[];
+  /** Byte displacements, strides, bounds. */
+  readonly addresses: readonly number[];
+  readonly datatypes: readonly Datatype[];
+}
 
 /** `count` consecutive copies of `type` starting `disp` bytes from the element's origin. */
 interface Part {
@@ -26,6 +38,9 @@ interface Shape {
   /** Explicit bounds (predefined types' padding, `resized`). */
   readonly lb?: number;
   readonly extent?: number;
+  /** Which constructor and arguments (undefined: a predefined type). */
+  readonly combiner?: Exclude<Combiner, 'named'>;
+  readonly contents?: TypeContents;
 }
 
 /**
@@ -36,7 +51,7 @@ interface Shape {
  * struct's extent.
  */
 export class Datatype {
-  readonly name: string;
+  #name: string;
   /** Bytes of data (MPI_Type_size). */
   readonly size: number;
   readonly lb: number;
@@ -49,17 +64,20 @@ export class Datatype {
   readonly predefined: boolean;
   /** One of the MAXLOC/MINLOC pair types. */
   readonly isPair: boolean;
+  /** A pair type's value kind (MAXLOC / MINLOC read it); undefined for other types. */
+  readonly pairValue: BasicKind | undefined;
   readonly #shape: Shape;
   #committed: boolean;
   #freed = false;
   #flat: BlockSink | undefined;
   #program: GatherProgram | undefined;
 
-  private constructor(shape: Shape, predefined: boolean, isPair = false) {
+  private constructor(shape: Shape, predefined: boolean, pairValue?: BasicKind) {
     this.#shape = shape;
-    this.name = shape.name;
+    this.#name = shape.name;
     this.predefined = predefined;
-    this.isPair = isPair;
+    this.isPair = pairValue !== undefined;
+    this.pairValue = pairValue;
     this.#committed = predefined;
     let size = 0;
     let lo = Infinity;
@@ -111,6 +129,58 @@ export class Datatype {
 
   get trueExtent(): number {
     return this.trueUb - this.trueLb;
+  }
+
+  /** The name (MPI_Type_get_name): a predefined type's, or the constructor's call unless renamed. */
+  get name(): string {
+    return this.#name;
+  }
+
+  /** Rename a derived type (MPI_Type_set_name); predefined types keep theirs (ERR_TYPE). */
+  set name(value: string) {
+    if (this.predefined) throw new MpiError(ErrorClass.ERR_TYPE, `predefined datatype ${this.#name} cannot be renamed`, { argument: 'datatype' });
+    if (typeof value !== 'string' || value.length > 127) throw new MpiError(ErrorClass.ERR_ARG, `name must be a string of at most 127 characters, got ${describeValue(value)}`, { argument: 'name' });
+    this.#name = value;
+  }
+
+  /** Lower bound and extent (MPI_Type_get_extent). */
+  getExtent(): { lb: number; extent: number } {
+    return { lb: this.lb, extent: this.extent };
+  }
+
+  /** Where the data really lies: its lowest byte and span, bounds set by `resized` aside (MPI_Type_get_true_extent). */
+  getTrueExtent(): { trueLb: number; trueExtent: number } {
+    return { trueLb: this.trueLb, trueExtent: this.trueExtent };
+  }
+
+  /** The constructor and how many arguments of each kind it took (MPI_Type_get_envelope). */
+  getEnvelope(): { combiner: Combiner; numIntegers: number; numAddresses: number; numDatatypes: number } {
+    const c = this.#shape.contents;
+    if (c === undefined) return { combiner: 'named', numIntegers: 0, numAddresses: 0, numDatatypes: 0 };
+    return { combiner: this.#shape.combiner!, numIntegers: c.integers.length, numAddresses: c.addresses.length, numDatatypes: c.datatypes.length };
+  }
+
+  /**
+   * The arguments this type was made with (MPI_Type_get_contents), in MPI's order: e.g. vector
+   * [count, blocklength, stride] and [oldtype]; subarray [ndims, sizes…, subsizes…, starts…, order]
+   * (order as `ORDER_CODES`). ERR_TYPE for a predefined type, which has none.
+   */
+  getContents(): { integers: number[]; addresses: number[]; datatypes: Datatype[] } {
+    this.requireUsable('datatype');
+    const c = this.#shape.contents;
+    if (c === undefined) throw new MpiError(ErrorClass.ERR_TYPE, `${this.#name} is predefined: it has no contents (check getEnvelope().combiner first)`, { argument: 'datatype' });
+    return { integers: [...c.integers], addresses: [...c.addresses], datatypes: [...c.datatypes] };
+  }
+
+  /** A new type with the same type map, committed if this is (MPI_Type_dup). */
+  dup(): Datatype {
+    this.requireUsable('datatype');
+    const twin = new Datatype(
+      { name: this.#name, parts: [{ disp: 0, count: 1, type: this }], lb: this.lb, extent: this.extent, combiner: 'dup', contents: { integers: [], addresses: [], datatypes: [this] } },
+      false,
+      this.pairValue,
+    );
+    return this.#committed ? twin.commit() : twin;
   }
 
   get committed(): boolean {
@@ -223,6 +293,12 @@ export class Datatype {
   static readonly FLOAT32 = Datatype.#basic('FLOAT32', 'float32', 4);
   static readonly FLOAT64 = Datatype.#basic('FLOAT64', 'float64', 8);
   static readonly BYTE = Datatype.#basic('BYTE', 'byte', 1);
+  /** MPI_C_FLOAT_COMPLEX: two float32 (real, imaginary); SUM and PROD apply. */
+  static readonly C_FLOAT_COMPLEX = Datatype.#basic('C_FLOAT_COMPLEX', 'complex64', 8);
+  /** MPI_C_DOUBLE_COMPLEX: two float64 (real, imaginary); SUM and PROD apply. */
+  static readonly C_DOUBLE_COMPLEX = Datatype.#basic('C_DOUBLE_COMPLEX', 'complex128', 16);
+  /** MPI_C_BOOL: one byte, 0 false, else true; LAND, LOR and LXOR apply. */
+  static readonly C_BOOL = Datatype.#basic('C_BOOL', 'bool', 1);
   /** MPI_FLOAT_INT: float32 value, int32 index (C layout, extent 8). */
   static readonly FLOAT_INT = Datatype.#pair('FLOAT_INT', 'float32', 4, 4, 8);
   /** MPI_DOUBLE_INT: float64 value, int32 index at 8 (extent 16). */
@@ -239,7 +315,7 @@ export class Datatype {
   }
 
   static #pair(name: string, kind: BasicKind, size: number, indexAt: number, extent: number): Datatype {
-    return new Datatype({ name, parts: [], leaves: [{ disp: 0, kind, size }, { disp: indexAt, kind: 'int32', size: 4 }], lb: 0, extent }, true, true);
+    return new Datatype({ name, parts: [], leaves: [{ disp: 0, kind, size }, { disp: indexAt, kind: 'int32', size: 4 }], lb: 0, extent }, true, kind);
   }
 
   // ---- derived (MPI_Type_contiguous, _vector, _create_hvector, _indexed, _create_hindexed, _create_struct, _create_resized)
@@ -247,41 +323,45 @@ export class Datatype {
   static contiguous(count: number, oldtype: Datatype): Datatype {
     const n = requireCount(count, 'count');
     const old = requireType(oldtype, 'oldtype');
-    return new Datatype({ name: `contiguous(${n},${old.name})`, parts: [{ disp: 0, count: n, type: old }] }, false);
+    return new Datatype({ name: `contiguous(${n},${old.name})`, parts: [{ disp: 0, count: n, type: old }], combiner: 'contiguous', contents: { integers: [n], addresses: [], datatypes: [old] } }, false);
   }
 
   /** `count` blocks of `blocklength` elements, block starts `stride` elements apart. */
   static vector(count: number, blocklength: number, stride: number, oldtype: Datatype): Datatype {
     const old = requireType(oldtype, 'oldtype');
-    return Datatype.#strided(`vector(${count},${blocklength},${stride},${old.name})`, count, blocklength, requireInteger(stride, 'stride') * old.extent, old);
+    const contents = { integers: [count, blocklength, stride], addresses: [], datatypes: [old] };
+    return Datatype.#strided(`vector(${count},${blocklength},${stride},${old.name})`, count, blocklength, requireInteger(stride, 'stride') * old.extent, old, 'vector', contents);
   }
 
   /** As `vector`, with the stride in bytes. */
   static hvector(count: number, blocklength: number, strideBytes: number, oldtype: Datatype): Datatype {
     const old = requireType(oldtype, 'oldtype');
-    return Datatype.#strided(`hvector(${count},${blocklength},${strideBytes},${old.name})`, count, blocklength, requireInteger(strideBytes, 'strideBytes'), old);
+    const contents = { integers: [count, blocklength], addresses: [strideBytes], datatypes: [old] };
+    return Datatype.#strided(`hvector(${count},${blocklength},${strideBytes},${old.name})`, count, blocklength, requireInteger(strideBytes, 'strideBytes'), old, 'hvector', contents);
   }
 
-  static #strided(name: string, count: number, blocklength: number, strideBytes: number, old: Datatype): Datatype {
+  static #strided(name: string, count: number, blocklength: number, strideBytes: number, old: Datatype, combiner: 'vector' | 'hvector', contents: TypeContents): Datatype {
     const n = requireCount(count, 'count');
     const bl = requireCount(blocklength, 'blocklength');
     const parts: Part[] = [];
     for (let i = 0; i < n; i++) parts.push({ disp: i * strideBytes, count: bl, type: old });
-    return new Datatype({ name, parts }, false);
+    return new Datatype({ name, parts, combiner, contents }, false);
   }
 
   /** Blocks of `blocklengths[i]` elements at `displacements[i]` extents of `oldtype`. */
   static indexed(blocklengths: readonly number[], displacements: readonly number[], oldtype: Datatype): Datatype {
     const old = requireType(oldtype, 'oldtype');
     const [bls, disps] = requireBlocks(blocklengths, displacements);
-    return new Datatype({ name: `indexed(${bls.length},${old.name})`, parts: bls.map((bl, i) => ({ disp: disps[i] * old.extent, count: bl, type: old })) }, false);
+    const contents = { integers: [bls.length, ...bls, ...disps], addresses: [], datatypes: [old] };
+    return new Datatype({ name: `indexed(${bls.length},${old.name})`, parts: bls.map((bl, i) => ({ disp: disps[i] * old.extent, count: bl, type: old })), combiner: 'indexed', contents }, false);
   }
 
   /** As `indexed`, with displacements in bytes. */
   static hindexed(blocklengths: readonly number[], byteDisplacements: readonly number[], oldtype: Datatype): Datatype {
     const old = requireType(oldtype, 'oldtype');
     const [bls, disps] = requireBlocks(blocklengths, byteDisplacements, 'byteDisplacements');
-    return new Datatype({ name: `hindexed(${bls.length},${old.name})`, parts: bls.map((bl, i) => ({ disp: disps[i], count: bl, type: old })) }, false);
+    const contents = { integers: [bls.length, ...bls], addresses: disps, datatypes: [old] };
+    return new Datatype({ name: `hindexed(${bls.length},${old.name})`, parts: bls.map((bl, i) => ({ disp: disps[i], count: bl, type: old })), combiner: 'hindexed', contents }, false);
   }
 
   /** Blocks of `blocklengths[i]` elements of `types[i]` at `byteDisplacements[i]`. */
@@ -291,13 +371,53 @@ export class Datatype {
       throw new MpiError(ErrorClass.ERR_ARG, `types must be an array of ${bls.length} Datatypes (one per block), got ${describeValue(types)}`, { argument: 'types' });
     }
     const ts = types.map((t, i) => requireType(t, `types[${i}]`));
-    return new Datatype({ name: `struct(${ts.map((t) => t.name).join(',')})`, parts: bls.map((bl, i) => ({ disp: disps[i], count: bl, type: ts[i] })) }, false);
+    const contents = { integers: [bls.length, ...bls], addresses: disps, datatypes: ts };
+    return new Datatype({ name: `struct(${ts.map((t) => t.name).join(',')})`, parts: bls.map((bl, i) => ({ disp: disps[i], count: bl, type: ts[i] })), combiner: 'struct', contents }, false);
   }
 
   /** `oldtype` with lower bound `lb` and extent `extent` (MPI_Type_create_resized). */
   static resized(oldtype: Datatype, lb: number, extent: number): Datatype {
     const old = requireType(oldtype, 'oldtype');
-    return new Datatype({ name: `resized(${old.name},${lb},${extent})`, parts: [{ disp: 0, count: 1, type: old }], lb: requireInteger(lb, 'lb'), extent: requireInteger(extent, 'extent') }, false);
+    const at = requireInteger(lb, 'lb');
+    const ext = requireInteger(extent, 'extent');
+    return new Datatype({ name: `resized(${old.name},${at},${ext})`, parts: [{ disp: 0, count: 1, type: old }], lb: at, extent: ext, combiner: 'resized', contents: { integers: [], addresses: [at, ext], datatypes: [old] } }, false);
+  }
+
+  /**
+   * A `subsizes` block starting at `starts` of an array of `sizes` elements of `oldtype` stored in
+   * `order` (MPI_Type_create_subarray): lower bound 0, the whole array's extent. Zero subsizes allowed.
+   */
+  static createSubarray(sizes: readonly number[], subsizes: readonly number[], starts: readonly number[], order: ArrayOrder, oldtype: Datatype): Datatype {
+    const old = requireType(oldtype, 'oldtype');
+    const layout = subarrayLayout(sizes, subsizes, starts, order, old);
+    const integers = [sizes.length, ...sizes, ...subsizes, ...starts, ORDER_CODES[order]];
+    return Datatype.#wrap(`subarray(${sizes.join('x')},${old.name})`, layout, 'subarray', { integers, addresses: [], datatypes: [old] });
+  }
+
+  /**
+   * The part of a `gsizes` array of `oldtype`, distributed over a row-major grid of `psizes`
+   * processes by `distribs` with block sizes `dargs` (`DISTRIBUTE_DFLT_DARG` for the default), that
+   * process `rank` of `size` owns (MPI_Type_create_darray, HPF's distributions).
+   */
+  static createDarray(
+    size: number,
+    rank: number,
+    gsizes: readonly number[],
+    distribs: readonly Distribution[],
+    dargs: readonly number[],
+    psizes: readonly number[],
+    order: ArrayOrder,
+    oldtype: Datatype,
+  ): Datatype {
+    const old = requireType(oldtype, 'oldtype');
+    const layout = darrayLayout(size, rank, gsizes, distribs, dargs, psizes, order, old);
+    const integers = [size, rank, gsizes.length, ...gsizes, ...distribs.map((d) => DISTRIBUTION_CODES[d]), ...dargs, ...psizes, ORDER_CODES[requireOrder(order)]];
+    return Datatype.#wrap(`darray(${rank}/${size},${old.name})`, layout, 'darray', { integers, addresses: [], datatypes: [old] });
+  }
+
+  /** `layout` under its own name and combiner (same bounds). */
+  static #wrap(name: string, layout: Datatype, combiner: 'subarray' | 'darray', contents: TypeContents): Datatype {
+    return new Datatype({ name, parts: [{ disp: 0, count: 1, type: layout }], lb: layout.lb, extent: layout.extent, combiner, contents }, false);
   }
 }
 
