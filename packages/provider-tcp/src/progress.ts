@@ -1,13 +1,13 @@
 import type { Socket } from 'node:net';
 import type { DatStatus} from '@dapl/core';
 import { DtoStatus, MemAccess } from '@dapl/core';
-import { Fifo, IovWriter, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
+import { Fifo, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
+import { ReadResponseSink, RecvSink, RefusedSink, WriteSink, type SinkPath } from './payload-sinks.js';
 import type { FrameSink } from '@dapl/core/provider-kit';
-import type { Iov } from '@dapl/core';
 import { MAX_QUEUED_RESPONSES } from './attr.js';
 import { ProtocolError } from './protocol-error.js';
 import { FrameWriter } from './output.js';
-import { FrameFlag, FrameType, nakStatusFromDatStatus, nakStatusToCompletion, NakStatus, type TcpFrameHeader } from './wire/index.js';
+import { FrameFlag, FrameType, nakStatusFromDatStatus, nakStatusToCompletion, type TcpFrameHeader } from './wire/index.js';
 
 /** What the data path needs from its endpoint (the kit's protected helpers, made reachable). */
 export interface DataPathHost {
@@ -58,7 +58,7 @@ const DISCARD: FrameSink = { write() {}, end() {} };
  * Ordering rule that keeps acknowledgements honest: responses (NAK, READ_RESP) are written
  * before any frame carrying an ack, so an ack never overtakes the NAK of an earlier request.
  */
-export class DataPath {
+export class DataPath implements SinkPath {
   private readonly unsent = new Fifo<DtoRequest>(64);
   private readonly responses = new Fifo<Response>(16);
   private readonly writer: FrameWriter;
@@ -477,135 +477,3 @@ export class DataPath {
     return undefined;
   }
 }
-
-/** A SEND's payload into the oldest posted receive (or dropped with a NAK if it does not fit). */
-class RecvSink implements FrameSink {
-  private recv: PostedRecv | undefined;
-  private readonly writer = new IovWriter([]);
-  private seq = 0;
-  private length = 0;
-  private fits = true;
-  private requested = false;
-
-  constructor(private readonly path: DataPath) {}
-
-  start(recv: PostedRecv, seq: number, length: number): FrameSink {
-    this.requested = this.path.frameRequestsAck;
-    this.recv = recv;
-    this.seq = seq;
-    this.length = length;
-    this.fits = recv.length >= length;
-    if (this.fits) this.writer.reset(recv.iov);
-    return this;
-  }
-
-  write(piece: Uint8Array): void {
-    if (this.fits) this.writer.write(piece);
-  }
-
-  /** The stream ended inside the payload: the receive being filled, if any, handed back. */
-  abandon(): PostedRecv | undefined {
-    const recv = this.recv;
-    this.recv = undefined;
-    return recv;
-  }
-
-  end(): void {
-    const recv = this.recv!;
-    this.recv = undefined;
-    const { path, seq } = this;
-    // Our half-close went out while its payload came: it cannot be acknowledged, so it fails here
-    // as at the peer (the oldest receive taken, so post order holds).
-    if (path.ended) return path.host.completeRecv(recv, DtoStatus.FLUSHED, 0);
-    if (this.fits) {
-      path.host.completeRecv(recv, DtoStatus.SUCCESS, this.length);
-      path.processed(seq);
-      path.owe(this.requested);
-    } else {
-      path.host.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0);
-      path.processed(seq);
-      path.respond(seq, FrameType.NAK, NakStatus.REMOTE_LENGTH, undefined);
-    }
-  }
-}
-
-/** An RDMA write's payload into the granted target window, then the doorbell if it has one. */
-class WriteSink implements FrameSink {
-  private bytes: Uint8Array = EMPTY;
-  private at = 0;
-  private seq = 0;
-  private length = 0;
-  private withImmediate = false;
-  private immediate = 0;
-  private requested = false;
-
-  constructor(private readonly path: DataPath) {}
-
-  start(bytes: Uint8Array, at: number, seq: number, length: number, withImmediate: boolean, immediate: number): FrameSink {
-    this.requested = this.path.frameRequestsAck;
-    this.bytes = bytes;
-    this.at = at;
-    this.seq = seq;
-    this.length = length;
-    this.withImmediate = withImmediate;
-    this.immediate = immediate;
-    return this;
-  }
-
-  write(piece: Uint8Array): void {
-    this.bytes.set(piece, this.at);
-    this.at += piece.length;
-  }
-
-  end(): void {
-    this.bytes = EMPTY;
-    // Placed, but after our half-close: never acknowledged, so the peer flushes it; no doorbell here.
-    if (this.path.ended) return;
-    this.path.processed(this.seq);
-    if (this.withImmediate) this.path.host.raiseImmediate(this.immediate, this.length);
-    this.path.owe(this.requested);
-  }
-}
-
-/** The payload of a refused write: consumed, dropped, answered with a NAK. */
-class RefusedSink implements FrameSink {
-  private seq = 0;
-  private status = 0;
-
-  constructor(private readonly path: DataPath) {}
-
-  start(seq: number, status: number): FrameSink {
-    this.seq = seq;
-    this.status = status;
-    return this;
-  }
-
-  write(): void {}
-
-  end(): void {
-    this.path.processed(this.seq);
-    this.path.respond(this.seq, FrameType.NAK, this.status, undefined);
-  }
-}
-
-/** A read response into the head request's local iov. */
-class ReadResponseSink implements FrameSink {
-  private readonly writer = new IovWriter([]);
-
-  constructor(private readonly path: DataPath) {}
-
-  start(iov: Iov): FrameSink {
-    this.writer.reset(iov);
-    return this;
-  }
-
-  write(piece: Uint8Array): void {
-    this.writer.write(piece);
-  }
-
-  end(): void {
-    this.path.readCompleted();
-  }
-}
-
-const EMPTY = new Uint8Array(0);
