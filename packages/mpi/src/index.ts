@@ -28,3 +28,6 @@ export type { BufferOptions } from './api/buffer-span.js';
 export { Datatype } from './datatype/index.js';
 export { Op, type UserFunction, type ElementArray } from './coll/op.js';
 export { IN_PLACE, type InPlace } from './coll/in-place.js';
+export { Win, type WinOptions } from './rma/win.js';
+export type { RmaOptions } from './rma/checks.js';
+export { MODE_NOSUCCEED } from './rma/synchronization.js';
