@@ -95,7 +95,7 @@ export class RmaChannel {
   sendControl(target: number, h: RmaHeader, program?: GatherProgram, inline?: BufferSpan): RequestCore | undefined {
     const programLength = program === undefined ? 0 : programBytes(program);
     const dataLength = inline === undefined ? 0 : inline.size;
-    h.programBytes = programLength;
+    if (program !== undefined) h.programBytes = programLength;
     const message = new Uint8Array(HEADER_BYTES + programLength + dataLength);
     const view = new DataView(message.buffer);
     writeRmaHeader(view, h);

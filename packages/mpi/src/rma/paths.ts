@@ -3,11 +3,11 @@ import { byteSpan, type BufferSpan } from '../adi/transfer.js';
 import { ErrorClass, MpiError } from '../api/errors.js';
 import { Status } from '../api/status.js';
 import { Op } from '../coll/op.js';
-import { packRange, unpackRange } from '../datatype/index.js';
+import { packRange, unpackRange, type GatherProgram } from '../datatype/index.js';
 import type { RmaChannel } from './channel.js';
 import type { RmaOperation } from './operation.js';
 import type { Outstanding } from './outstanding.js';
-import { ELEMENT_TYPES, INLINE_BYTES, INLINE_PROGRAM_BYTES, NO_INDEX, OPS, RmaFlag, RmaKind, RmaTag, emptyRmaHeader, programBytes } from './wire.js';
+import { ELEMENT_TYPES, INLINE_BYTES, INLINE_PROGRAM_BYTES, NO_INDEX, OPS, RmaFlag, RmaKind, RmaTag, emptyRmaHeader, programBytes, writeProgram } from './wire.js';
 
 /** What a path works with at the origin: the window's messages and seed 003's local counters. */
 export interface OriginState {
@@ -162,12 +162,19 @@ export const MESSAGE_PATH: RmaPath = {
     const predefined = ELEMENT_TYPES.indexOf(op.element ?? op.targetType);
     const program = op.targetType.predefined && predefined >= 0 ? undefined : op.span.program;
     h.element = predefined >= 0 ? predefined : NO_INDEX;
-    if (program !== undefined) h.flags |= RmaFlag.PROGRAM;
     if (op.op !== undefined) h.op = OPS.indexOf(op.op);
     let data: BufferSpan | undefined = op.kind === RmaKind.GET || op.op === Op.NO_OP ? undefined : op.origin;
     if (op.kind === RmaKind.COMPARE_AND_SWAP) data = byteSpan(concat(op.origin, op.compare!, state));
     h.dataBytes = data === undefined ? 0 : data.size;
-    const follows = h.dataBytes > INLINE_BYTES;
+    // The program rides in the header when it fits, else it leads the second message (before the data).
+    const programLength = program === undefined ? 0 : programBytes(program);
+    const programFollows = programLength > INLINE_PROGRAM_BYTES;
+    if (program !== undefined) h.flags |= programFollows ? RmaFlag.PROGRAM_FOLLOWS : RmaFlag.PROGRAM;
+    if (programFollows) {
+      h.programBytes = programLength;
+      data = byteSpan(programAndData(program!, data, state));
+    }
+    const follows = programFollows || h.dataBytes > INLINE_BYTES;
     if (follows) h.flags |= RmaFlag.DATA_FOLLOWS;
     const fetch = op.kind === RmaKind.GET ? op.origin : op.result;
     const sends = 1 + (follows ? 1 : 0) + (fetch !== undefined ? 1 : 0);
@@ -178,14 +185,21 @@ export const MESSAGE_PATH: RmaPath = {
       const reply = channel.receive(t, RmaTag.REPLY, fetch);
       reply.onDone(() => done(reply.error ?? (reply.status!.count !== fetch.size ? refused(op) : undefined)));
     }
-    track(channel.sendControl(t, h, program, follows ? undefined : data), done);
+    track(channel.sendControl(t, h, programFollows ? undefined : program, follows ? undefined : data), done);
     if (follows) track(channel.sendData(t, RmaTag.DATA, data!), done);
   },
 };
 
-/** A program too large for the header is refused at the origin (the one limit of the messages path). */
-export function programFits(op: { readonly targetType: { readonly predefined: boolean }; readonly span: { readonly program: Parameters<typeof programBytes>[0] } }): boolean {
-  return op.targetType.predefined || programBytes(op.span.program) <= INLINE_PROGRAM_BYTES;
+/** A program too large for a header, then the packed data: the second message of an operation. */
+function programAndData(program: GatherProgram, data: BufferSpan | undefined, state: OriginState): Uint8Array {
+  const length = programBytes(program);
+  const out = new Uint8Array(length + (data?.size ?? 0));
+  writeProgram(new DataView(out.buffer), 0, program);
+  if (data !== undefined && data.size > 0) {
+    packRange(data.program, data.count, data.bytes, data.offset, 0, out, length, data.size);
+    state.channel.clock.chargeCopy(data.size);
+  }
+  return out;
 }
 
 function track(request: RequestCore | undefined, done: (error?: MpiError) => void): void {

@@ -1,3 +1,4 @@
+import type { RecvRequest } from '../adi/requests.js';
 import { byteSpan, type BufferSpan } from '../adi/transfer.js';
 import { Op } from '../coll/op.js';
 import type { GatherProgram } from '../datatype/index.js';
@@ -187,67 +188,111 @@ export class RmaTarget {
   }
 
   #put(source: number, h: RmaHeader, view: DataView, message: Uint8Array): void {
-    const span = this.#span(h, this.#program(h, view));
-    const bytes = span === undefined ? 0 : span.program.size * span.count;
-    const ok = span !== undefined && bytes === h.dataBytes;
+    if ((h.flags & RmaFlag.PROGRAM_FOLLOWS) !== 0) {
+      // The program is too large for the header: it arrives with the data, both into a buffer here.
+      const header = { ...h };
+      const incoming = this.#incoming(source, h);
+      incoming.request.onDone(() => {
+        const { span, ok } = this.#check(header, incoming.program(), header.dataBytes);
+        if (ok && incoming.request.error === undefined) this.channel.window.scatter(span!, incoming.bytes, header.programBytes);
+        this.#counted(source, !ok || incoming.request.error !== undefined);
+      });
+      return;
+    }
+    const { span, ok } = this.#check(h, this.#program(h, view), h.dataBytes);
     if ((h.flags & RmaFlag.DATA_FOLLOWS) === 0) {
-      if (ok) this.channel.window.scatter(span, message, HEADER_BYTES + h.programBytes);
+      if (ok) this.channel.window.scatter(span!, message, HEADER_BYTES + h.programBytes);
       return this.#counted(source, !ok);
     }
     // The data follows: straight into the window (the device scatters it), or, refused, into nothing
     // (it is consumed and dropped, the window untouched).
-    const into: BufferSpan = ok ? { bytes: this.channel.window.bytes, offset: span.offset, program: span.program, count: span.count, size: bytes } : byteSpan(new Uint8Array(0));
+    const into: BufferSpan = ok ? { bytes: this.channel.window.bytes, offset: span!.offset, program: span!.program, count: span!.count, size: h.dataBytes } : byteSpan(new Uint8Array(0));
     const request = this.channel.receive(source, RmaTag.DATA, into);
     request.onDone(() => this.#counted(source, !ok || request.error !== undefined));
   }
 
+  /** An operation's span and whether it is acceptable: inside the window, with `dataBytes` of data. */
+  #check(h: RmaHeader, program: GatherProgram | undefined, dataBytes: number): { span: WindowSpan | undefined; ok: boolean } {
+    const span = this.#span(h, program);
+    const bytes = span === undefined ? 0 : span.program.size * span.count;
+    const expected = h.kind === RmaKind.COMPARE_AND_SWAP ? 2 * bytes : h.kind === RmaKind.GET || OPS[h.op] === Op.NO_OP ? 0 : bytes;
+    return { span, ok: span !== undefined && expected === dataBytes };
+  }
+
+  /** Receive the second message of an operation (its program and/or data) into a buffer of its own. */
+  #incoming(source: number, h: RmaHeader): { bytes: Uint8Array; request: RecvRequest; program: () => GatherProgram | undefined } {
+    const follows = (h.flags & RmaFlag.PROGRAM_FOLLOWS) !== 0;
+    const bytes = new Uint8Array((follows ? h.programBytes : 0) + h.dataBytes);
+    const request = this.channel.receive(source, RmaTag.DATA, byteSpan(bytes));
+    const element = h.element;
+    const program = (): GatherProgram | undefined => {
+      if (!follows) return ELEMENT_TYPES[element]?.program;
+      try {
+        return readProgram(new DataView(bytes.buffer), 0, h.programBytes);
+      } catch {
+        return undefined;
+      }
+    };
+    return { bytes, request, program };
+  }
+
   /** Accumulates, gets and fetches: applied one at a time in each origin's issue order. */
   #queued(source: number, h: RmaHeader, view: DataView, message: Uint8Array): void {
-    const span = this.#span(h, this.#program(h, view));
+    const kind = h.kind;
     const op = OPS[h.op];
     const element = ELEMENT_TYPES[h.element];
-    const bytes = span === undefined ? 0 : span.program.size * span.count;
-    const needsData = h.kind === RmaKind.ACCUMULATE || (h.kind === RmaKind.GET_ACCUMULATE && OPS[h.op] !== Op.NO_OP);
-    const dataBytes = h.kind === RmaKind.COMPARE_AND_SWAP ? 2 * bytes : needsData ? bytes : 0;
-    const accumulating = h.kind === RmaKind.ACCUMULATE || h.kind === RmaKind.GET_ACCUMULATE || h.kind === RmaKind.COMPARE_AND_SWAP;
-    const ok = span !== undefined && h.dataBytes === dataBytes && (!accumulating || (op !== undefined && element !== undefined && bytes % element.size === 0));
-    const kind = h.kind;
+    const dataBytes = h.dataBytes;
+    const header = { ...h };
     const queue = this.#queues[source];
-    let data: Uint8Array;
-    let at = 0;
+    let data = message;
+    let at = HEADER_BYTES + h.programBytes;
+    let program: () => GatherProgram | undefined = () => this.#program(header, view);
+    let failed = false;
     const entry: Queued = {
       ready: true,
       run: () => {
-        if (!ok) return this.#refuse(source, kind);
+        const { span, ok } = this.#check(header, program(), dataBytes);
+        const accumulating = kind !== RmaKind.GET;
+        if (!ok || failed || (accumulating && (op === undefined || element === undefined || (span!.program.size * span!.count) % element.size !== 0))) return this.#refuse(source, kind);
+        const bytes = span!.program.size * span!.count;
         const window = this.channel.window;
         let reply: BufferSpan | undefined;
         if (kind === RmaKind.GET) {
           // Straight from the window: the origin waits for this reply before it ends its epoch.
-          reply = { bytes: window.bytes, offset: span.offset, program: span.program, count: span.count, size: bytes };
+          reply = { bytes: window.bytes, offset: span!.offset, program: span!.program, count: span!.count, size: bytes };
         } else if (kind === RmaKind.COMPARE_AND_SWAP) {
-          reply = byteSpan(window.compareAndSwap(span.offset + span.program.minOffset, bytes, data.subarray(at, at + bytes), data.subarray(at + bytes, at + 2 * bytes)));
+          reply = byteSpan(window.compareAndSwap(span!.offset + span!.program.minOffset, bytes, data.subarray(at, at + bytes), data.subarray(at + bytes, at + 2 * bytes)));
         } else {
-          const old = window.accumulate(span, data, at, op, element, kind === RmaKind.GET_ACCUMULATE);
+          const old = window.accumulate(span!, data, at, op, element!, kind === RmaKind.GET_ACCUMULATE);
           if (old !== undefined) reply = byteSpan(old);
         }
         if (reply !== undefined) this.channel.sendData(source, RmaTag.REPLY, reply);
         this.#counted(source, false);
       },
     };
-    if ((h.flags & RmaFlag.DATA_FOLLOWS) !== 0) {
+    if ((h.flags & (RmaFlag.DATA_FOLLOWS | RmaFlag.PROGRAM_FOLLOWS)) !== 0) {
       entry.ready = false;
-      data = new Uint8Array(ok ? h.dataBytes : 0);
-      const request = this.channel.receive(source, RmaTag.DATA, byteSpan(data));
-      request.onDone(() => {
+      const incoming = this.#incoming(source, h);
+      // The view of the header's message is gone by then: the program is read from what followed, or is the element's.
+      if ((h.flags & RmaFlag.PROGRAM) !== 0) {
+        const inHeader = this.#program(header, view);
+        program = () => inHeader;
+      } else program = incoming.program;
+      data = incoming.bytes;
+      at = (h.flags & RmaFlag.PROGRAM_FOLLOWS) !== 0 ? h.programBytes : 0;
+      incoming.request.onDone(() => {
+        failed = incoming.request.error !== undefined;
         entry.ready = true;
         this.#drain(source);
       });
     } else if (queue.length === 0) {
-      data = message;
-      at = HEADER_BYTES + h.programBytes;
       return entry.run();
     } else {
-      data = message.slice(HEADER_BYTES + h.programBytes, HEADER_BYTES + h.programBytes + h.dataBytes);
+      // It waits behind another: its program and data are copied out of the receive buffer.
+      const inHeader = this.#program(header, view);
+      program = () => inHeader;
+      data = message.slice(at, at + dataBytes);
+      at = 0;
       this.channel.clock.chargeCopy(data.length);
     }
     queue.push(entry);

@@ -9,7 +9,7 @@ import { requireGroup } from '../api/group.js';
 import type { MpiState } from '../api/mpi-state.js';
 import { Request } from '../api/request.js';
 import { Status } from '../api/status.js';
-import type { Op } from '../coll/op.js';
+import { Op } from '../coll/op.js';
 import type { ExposedMemory } from '../device/rdma-transport.js';
 import { WindowMemory } from './apply.js';
 import { RmaChannel, type RemoteWindow } from './channel.js';
@@ -17,7 +17,7 @@ import { checkTransfer, elementOf, requireDisp, requireDispUnit, requireRmaOp, r
 import type { LockMode } from './lock-manager.js';
 import type { RmaOperation } from './operation.js';
 import { Outstanding } from './outstanding.js';
-import { RMA_PATHS, programFits, startOperation, type OriginState } from './paths.js';
+import { RMA_PATHS, startOperation, type OriginState } from './paths.js';
 import { SyncReplies } from './replies.js';
 import { Epochs, syncError } from './synchronization.js';
 import { RmaTarget } from './target.js';
@@ -184,6 +184,23 @@ export class Win {
     this.#start({ kind: RmaKind.COMPARE_AND_SWAP, target: t, origin: x.origin, result: resultSpan, compare: compareSpan, span: x.span, targetType: x.targetType, op: undefined, element: x.originType, local: undefined });
   }
 
+  /**
+   * @internal For tests of the target's own check: a put, get or accumulate of `origin`'s bytes at
+   * byte `targetOffset` of `targetRank`'s window, past the origin's range check, so that what
+   * refuses it is the target (its RMR for direct RDMA, its message handler otherwise). The refusal
+   * is reported by the next synchronisation with `targetRank`.
+   */
+  uncheckedForTesting(kind: 'put' | 'get' | 'accumulate', origin: Uint8Array, targetRank: number, targetOffset: number): void {
+    this.#check();
+    const t = requireTargetRank(targetRank, this.#comm.size);
+    this.#requireEpoch(t);
+    const x = checkTransfer(origin, undefined, 0, { size: Infinity, dispUnit: 1, triplet: undefined });
+    const span = { ...x.span, offset: targetOffset };
+    const opKind = kind === 'put' ? RmaKind.PUT : kind === 'get' ? RmaKind.GET : RmaKind.ACCUMULATE;
+    const accumulating = opKind === RmaKind.ACCUMULATE;
+    this.#start({ kind: opKind, target: t, origin: x.origin, result: undefined, compare: undefined, span, targetType: x.targetType, op: accumulating ? Op.BXOR : undefined, element: accumulating ? x.originType : undefined, local: undefined });
+  }
+
   #transfer(kind: Kind, origin: ArrayBufferView, targetRank: number, targetDisp: number, options: RmaOptions | undefined, local: RequestCore | undefined): void {
     this.#check();
     if (targetRank === PROC_NULL) return local?.complete(Status.EMPTY);
@@ -217,7 +234,6 @@ export class Win {
   }
 
   #start(op: RmaOperation): void {
-    if (!programFits(op)) throw new MpiError(ErrorClass.ERR_TYPE, `targetDatatype ${op.targetType.name} has too many blocks per element for one message header (at most 125)`, { argument: 'targetDatatype' });
     startOperation(op, this.#origin);
   }
 

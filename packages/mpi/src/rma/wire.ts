@@ -27,6 +27,11 @@ export const enum RmaFlag {
   PROGRAM = 1,
   /** The data is too large to ride in this message: it follows as a second message (tag DATA). */
   DATA_FOLLOWS = 2,
+  /**
+   * The program is too large for the header: it leads the second message, before the data (seed
+   * 003's header of more than one packet, here of more than one message).
+   */
+  PROGRAM_FOLLOWS = 4,
 }
 
 /** Tags on the window's hidden context. */

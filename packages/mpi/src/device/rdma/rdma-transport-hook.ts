@@ -24,7 +24,9 @@ export class RdmaTransportPost {
   /** A completion of one of its chunks (called by the device's request-EVD handler). */
   completed(event: DtoCompletionEvent): void {
     if (event.status !== DtoStatus.SUCCESS && this.#error === undefined) {
-      this.#error = new MpiError(ErrorClass.ERR_PROC_FAILED, `one-sided ${event.op} with rank ${this.peer} failed: ${event.status}${event.reason === undefined ? '' : ` (${event.reason})`}`);
+      // The target's RMR refused the access (its bounds or rights): the caller's range error, not a lost peer.
+      const errorClass = event.status === DtoStatus.REMOTE_ACCESS ? ErrorClass.ERR_RMA_RANGE : ErrorClass.ERR_PROC_FAILED;
+      this.#error = new MpiError(errorClass, `one-sided ${event.op} with rank ${this.peer} failed: ${event.status}${event.reason === undefined ? '' : ` (${event.reason})`}`);
     }
     if (--this.#chunksLeft > 0) return;
     this.cache.unpin(this.registration);
