@@ -252,8 +252,9 @@ export class RmaTarget {
       ready: true,
       run: () => {
         const { span, ok } = this.#check(header, program(), dataBytes);
-        const accumulating = kind !== RmaKind.GET;
-        if (!ok || failed || (accumulating && (op === undefined || element === undefined || (span!.program.size * span!.count) % element.size !== 0))) return this.#refuse(source, kind);
+        const combines = kind === RmaKind.ACCUMULATE || kind === RmaKind.GET_ACCUMULATE;
+        const atoms = span !== undefined && element !== undefined && (span.program.size * span.count) % element.size === 0;
+        if (!ok || failed || (combines && (op === undefined || !atoms)) || (kind === RmaKind.COMPARE_AND_SWAP && !atoms)) return this.#refuse(source, kind);
         const bytes = span!.program.size * span!.count;
         const window = this.channel.window;
         let reply: BufferSpan | undefined;
