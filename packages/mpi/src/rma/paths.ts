@@ -139,7 +139,8 @@ export const RDMA_DIRECT_PATH: RmaPath = {
 };
 
 function rangeOrTransport(error: MpiError, op: RmaOperation): MpiError {
-  return new MpiError(error.errorClass, `${RmaKind[op.kind].toLowerCase()} to rank ${op.target}: ${error.detail}`, { cause: error });
+  const argument = error.errorClass === ErrorClass.ERR_RMA_RANGE ? 'targetDisp' : undefined;
+  return new MpiError(error.errorClass, `${RmaKind[op.kind].toLowerCase()} to rank ${op.target}: ${error.detail}`, { cause: error, argument });
 }
 
 /**

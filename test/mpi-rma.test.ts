@@ -1,0 +1,81 @@
+// MPI one-sided communication on every provider (issue 28): the same programs
+// (test/fixtures/mpi/rma-*.mjs) over tcp with the ranks in one process, over tcp as processes (a
+// subset), and on the simulated ib, lapi and combuf machines. Each checks the data it moved and the
+// errors it got and prints one line per rank that passed; a failed check exits non-zero naming it.
+import { describe, expect, it } from 'vitest';
+import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
+
+const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
+
+const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
+  'tcp (ranks in one process)': ['--in-process', '--provider', 'tcp'],
+  ib: ['--provider', 'ib'],
+  lapi: ['--provider', 'lapi'],
+  combuf: ['--provider', 'combuf'],
+};
+
+const KILL_AFTER_MS = 110_000;
+const JOB_TIMEOUT = 120_000;
+
+function passed(ran: Ran): string[] {
+  expect(ran.stderr, ran.stderr).toBe('');
+  expect(ran.killed).toBe(false);
+  expect(ran.code).toBe(0);
+  return sortedLines(ran.stdout);
+}
+
+function ranks(n: number, text: (r: number) => string): string[] {
+  return Array.from({ length: n }, (_, r) => `rank ${r}: ${text(r)}`).sort();
+}
+
+/** Direct RDMA serves the contiguous transfers, messages the rest (every provider here has RDMA read and write). */
+const TRANSFERS = (checks: number) => `transfers ok (${checks} checks; paths empty, messages, rdma-direct)`;
+
+describe.each(Object.entries(PROVIDERS))('MPI one-sided communication on %s', (_name, launch) => {
+  const run = (n: number, program: string, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], {}, KILL_AFTER_MS);
+
+  it(
+    'put, get and accumulate from 0 B to 4 MiB (2 ranks) and to 64 KiB (4 ranks), contents checked; derived types on either side; fetches, request forms, every flush',
+    async () => {
+      const [two, four] = await Promise.all([run(2, 'rma-transfers'), run(4, 'rma-transfers', ['65536'])]);
+      expect(passed(two)).toEqual(ranks(2, () => TRANSFERS(68)));
+      expect(passed(four)).toEqual(ranks(4, () => TRANSFERS(56)));
+    },
+    JOB_TIMEOUT,
+  );
+
+  it(
+    'every synchronisation mode: exact sums under fence and shared locks, exclusive contention, PSCW on subsets, a lock held while the target computes, fetchAndOp tickets, a compareAndSwap spin lock (4 ranks); 45 bad inputs typed, lying origins refused (3 ranks)',
+    async () => {
+      const [sync, errors] = await Promise.all([run(4, 'rma-sync'), run(3, 'rma-errors')]);
+      expect(passed(sync)).toEqual(ranks(4, () => 'synchronisation ok'));
+      expect(passed(errors)).toEqual(ranks(3, () => 'errors ok (45 cases)'));
+    },
+    JOB_TIMEOUT,
+  );
+});
+
+describe('MPI one-sided communication on tcp with one process per rank, and at 16 ranks', () => {
+  it(
+    'transfers to 64 KiB (2 processes), synchronisation (3 processes), errors (2 processes)',
+    async () => {
+      const [transfers, sync, errors] = await Promise.all([
+        daplRun(['-n', '2', fixture('rma-transfers'), '65536'], {}, KILL_AFTER_MS),
+        daplRun(['-n', '3', fixture('rma-sync')], {}, KILL_AFTER_MS),
+        daplRun(['-n', '2', fixture('rma-errors')], {}, KILL_AFTER_MS),
+      ]);
+      expect(passed(transfers)).toEqual(ranks(2, () => TRANSFERS(56)));
+      expect(passed(sync)).toEqual(ranks(3, () => 'synchronisation ok'));
+      expect(passed(errors)).toEqual(ranks(2, () => 'errors ok (45 cases)'));
+    },
+    JOB_TIMEOUT,
+  );
+
+  it.each([['ib'], ['combuf']])(
+    'synchronisation with 16 ranks on %s (k = 3)',
+    async (provider) => {
+      expect(passed(await daplRun(['-n', '16', '--provider', provider, fixture('rma-sync'), '3'], {}, KILL_AFTER_MS))).toEqual(ranks(16, () => 'synchronisation ok'));
+    },
+    JOB_TIMEOUT,
+  );
+});
