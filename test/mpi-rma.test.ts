@@ -3,7 +3,7 @@
 // subset), and on the simulated ib, lapi and combuf machines. Each checks the data it moved and the
 // errors it got and prints one line per rank that passed; a failed check exits non-zero naming it.
 import { describe, expect, it } from 'vitest';
-import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
+import { daplRun, nodeRun, sortedLines, type Ran } from './support/dapl-run.js';
 
 const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
 
@@ -79,3 +79,39 @@ describe('MPI one-sided communication on tcp with one process per rank, and at 1
     JOB_TIMEOUT,
   );
 });
+
+describe('examples/mpi-rma.mjs and bench/osu-rma.mjs', () => {
+  it(
+    'the README example: neighbours by put, the sum of ranks by accumulate, unique tickets by fetchAndOp (4 processes on tcp, and on ib)',
+    async () => {
+      for (const ran of await Promise.all([daplRun(['-n', '4', 'examples/mpi-rma.mjs'], {}, KILL_AFTER_MS), daplRun(['-n', '4', '--provider', 'ib', 'examples/mpi-rma.mjs'], {}, KILL_AFTER_MS)])) {
+        const lines = passed(ran);
+        expect(lines.map((l) => l.replace(/, ticket \d/, ''))).toEqual(['rank 0: left neighbour 3, sum of ranks 6', 'rank 1: left neighbour 0', 'rank 2: left neighbour 1', 'rank 3: left neighbour 2']);
+        expect(lines.map((l) => /ticket (\d)/.exec(l)![1]).sort()).toEqual(['0', '1', '2', '3']);
+      }
+    },
+    JOB_TIMEOUT,
+  );
+
+  it(
+    'osu-rma on ib in virtual time: OSU rows beside DAT for put, get and accumulate under PSCW, and the 8-byte figures beside the uDAPL paper\'s',
+    async () => {
+      const ran = await nodeRun(['bench/osu-rma.mjs', '--provider', 'ib', '--sync', 'pscw', '--only', 'put_latency,get_latency,acc_latency', '--max-size', '8'], {}, KILL_AFTER_MS);
+      expect(ran.stderr).toBe('');
+      expect(ran.code).toBe(0);
+      expect(ran.stdout).toContain('# OSU MPI_Put Latency (dapl.ts @dapl/mpi, provider ib, virtual time, sync pscw)');
+      expect(ran.stdout).toMatch(/^8 +\d+\.\d\d +\d+\.\d\d +\d+\.\d\d$/m);
+      for (const [op, paper] of [['put', '8.9'], ['get', '20.5'], ['acc', '8.9']]) expect(ran.stdout).toMatch(new RegExp(`^${op} +${paper.replace('.', '\\.')} +\\d+\\.\\d$`, 'm'));
+    },
+    JOB_TIMEOUT,
+  );
+
+  it('osu-rma refuses a bad --sync and an unknown test, exit 2', async () => {
+    const [sync, only] = await Promise.all([nodeRun(['bench/osu-rma.mjs', '--sync', 'sometimes']), nodeRun(['bench/osu-rma.mjs', '--only', 'put_rate'])]);
+    expect(sync).toMatchObject({ code: 2, stdout: '' });
+    expect(sync.stderr).toContain("--sync must be one of lock, flush, fence, pscw, got 'sometimes'");
+    expect(only).toMatchObject({ code: 2, stdout: '' });
+    expect(only.stderr).toContain("--only must list tests among");
+  });
+});
+

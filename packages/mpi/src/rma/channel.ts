@@ -23,7 +23,7 @@ export type ControlHandler = (source: number, message: Uint8Array, length: numbe
 /**
  * A window's messages: every one on the hidden context of the window's own communicator (a dup of
  * the creator's), so they never match the application's. Control messages carry a header (and the
- * target's datatype program and small data: seed 003's one message); one persistent any-source
+ * target's datatype program and small data: the LAPI one-sided patent's one message); one persistent any-source
  * receive per rank takes them and re-posts itself, so a target makes progress from the device's
  * event notifications without calling MPI. Messages to the rank itself are dispatched locally.
  */
@@ -66,9 +66,11 @@ export class RmaChannel {
   }
 
   #arrived(request: RecvRequest): void {
-    if (this.#closed || request.error !== undefined || request.status?.cancelled === true) return;
-    const status = request.status!;
-    this.#handle(status.source, this.#control, status.count);
+    if (this.#closed || request.status?.cancelled === true) return;
+    // A message too large for a control message (not one of ours) is dropped, and reported; the
+    // receive goes on.
+    if (request.error !== undefined) this.failure ??= request.error;
+    else this.#handle(request.status!.source, this.#control, request.status!.count);
     this.#post();
   }
 

@@ -1,7 +1,7 @@
 import type { MpiError } from '../api/errors.js';
 
 /**
- * An origin's operations per target that are not yet complete here (seed 003's local counters):
+ * An origin's operations per target that are not yet complete here (the LAPI one-sided patent's local counters):
  * RDMA transfers until their completion, sends until their buffers are free, replies until they
  * arrived. Synchronisation waits until a target's count is zero; the first failure per target is
  * kept and reported by the next synchronisation that covers it.

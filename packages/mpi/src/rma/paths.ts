@@ -9,7 +9,7 @@ import type { RmaOperation } from './operation.js';
 import type { Outstanding } from './outstanding.js';
 import { ELEMENT_TYPES, INLINE_BYTES, INLINE_PROGRAM_BYTES, NO_INDEX, OPS, RmaFlag, RmaKind, RmaTag, emptyRmaHeader, programBytes, writeProgram } from './wire.js';
 
-/** What a path works with at the origin: the window's messages and seed 003's local counters. */
+/** What a path works with at the origin: the window's messages and the LAPI one-sided patent's local counters. */
 export interface OriginState {
   readonly channel: RmaChannel;
   readonly outstanding: Outstanding;
@@ -113,7 +113,7 @@ export const SELF_PATH: RmaPath = {
 /**
  * Contiguous put and get where the device offers direct RDMA and the target's window is exposed:
  * one RDMA write or read between the origin's memory and the target's window, no target CPU
- * (seed 004's one-sided design over uDAPL). The write's completion is the target's.
+ * (Chai, Noronha, Gupta, Brown, Panda: MPI-2 over uDAPL). The write's completion is the target's.
  */
 export const RDMA_DIRECT_PATH: RmaPath = {
   name: 'rdma-direct',
@@ -144,7 +144,7 @@ function rangeOrTransport(error: MpiError, op: RmaOperation): MpiError {
 }
 
 /**
- * Everything else, as messages on the window's hidden context (seed 003): one control message
+ * Everything else, as messages on the window's hidden context (IBM's patent on MPI-2 one-sided communication over LAPI): one control message
  * with the target's datatype program and, up to INLINE_BYTES, the data; larger data follows as a
  * second message the target receives straight into its window (a put) or applies (an
  * accumulate). Fetches post their reply's receive first. The target counts what it applied.

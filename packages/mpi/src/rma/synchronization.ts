@@ -14,7 +14,7 @@ export const MODE_NOSUCCEED = 0x1000;
 export type CountExchange = (issued: Float64Array, expected: Float64Array) => Promise<void>;
 
 /**
- * A window's epochs (MPI-3.1 §11.5) by seed 003's counts: fence exchanges every rank's
+ * A window's epochs (MPI-3.1 §11.5) by the LAPI one-sided patent's counts: fence exchanges every rank's
  * per-target operation counts all to all and waits until what arrived matches; PSCW and lock send
  * them point to point (COMPLETE, UNLOCK, FLUSH carry the count the target must reach). Before
  * sending a count, the origin waits until its own operations are complete here (direct RDMA writes

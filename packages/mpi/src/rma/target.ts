@@ -22,7 +22,7 @@ interface CountWaiter {
 }
 
 /**
- * A window's target side (seed 003's second set of counters and its header handler): every
+ * A window's target side (the LAPI one-sided patent's second set of counters and its header handler): every
  * control message is decoded here, its operation applied to the window or its data received
  * straight into it, and counted per origin; synchronisations wait for those counts. An operation
  * whose target span leaves the window, or whose header does not add up, is refused (the window is

@@ -3,7 +3,7 @@ import { Op } from '../coll/op.js';
 import { Datatype, type GatherProgram } from '../datatype/index.js';
 import { BlockSink, compileProgram } from '../datatype/gather-program.js';
 
-/** What an RMA message asks of its receiver (seed 003's message types, plus the synchronisation ones). */
+/** What an RMA message asks of its receiver (the message types of IBM's patent on MPI-2 one-sided communication over LAPI (US 7,694,310), plus the synchronisation ones). */
 export enum RmaKind {
   PUT = 1,
   GET = 2,
@@ -23,7 +23,7 @@ export enum RmaKind {
 }
 
 export const enum RmaFlag {
-  /** The target's datatype program follows the header (seed 003's DGSP in the header). */
+  /** The target's datatype program follows the header (the LAPI one-sided patent's DGSP in the header). */
   PROGRAM = 1,
   /** The data is too large to ride in this message: it follows as a second message (tag DATA). */
   DATA_FOLLOWS = 2,
