@@ -4,6 +4,7 @@ import type { RequestCore } from '../adi/request-core.js';
 import { SendMode, type RecvRequest } from '../adi/requests.js';
 import { byteSpan, type BufferSpan } from '../adi/transfer.js';
 import { ANY_SOURCE } from '../api/constants.js';
+import type { MpiError } from '../api/errors.js';
 import type { RdmaTransport } from '../device/rdma-transport.js';
 import { packRange, type GatherProgram } from '../datatype/index.js';
 import type { WindowMemory } from './apply.js';
@@ -32,6 +33,7 @@ export class RmaChannel {
   #posted: RecvRequest | undefined;
   #closed = false;
   #handler: ControlHandler | undefined;
+  readonly #sentinels: RecvRequest[] = [];
   /** A control message the handler could not take (corrupt, or a bug): reported by the next synchronisation. */
   failure: unknown = undefined;
 
@@ -83,10 +85,27 @@ export class RmaChannel {
     }
   }
 
+  /**
+   * Call `onLost` if a member is lost: one 0-byte receive per other member on a tag nothing is
+   * sent on, which only fails (ERR_PROC_FAILED) when the device loses that member, so that no
+   * synchronisation waits for ever on a rank that is gone.
+   */
+  watch(onLost: (peer: number, error: MpiError) => void): void {
+    for (let peer = 0; peer < this.size; peer++) {
+      if (peer === this.rank) continue;
+      const sentinel = this.receive(peer, RmaTag.SENTINEL, byteSpan(new Uint8Array(0)));
+      this.#sentinels.push(sentinel);
+      sentinel.onDone(() => {
+        if (!this.#closed && sentinel.error !== undefined) onLost(peer, sentinel.error);
+      });
+    }
+  }
+
   /** Stop listening (the window is freed; every member has agreed that nothing more is coming). */
   close(): void {
     this.#closed = true;
     if (this.#posted !== undefined && !this.#posted.done) this.p2p.cancel(this.#posted);
+    for (const sentinel of this.#sentinels) if (!sentinel.done) this.p2p.cancel(sentinel);
   }
 
   /**

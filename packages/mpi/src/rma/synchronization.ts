@@ -111,7 +111,12 @@ export class Epochs {
     this.#locks.set(rank, mode);
     const granted = this.replies.granted(rank);
     this.#send(rank, RmaKind.LOCK, mode === 'exclusive' ? 1 : 0);
-    await granted;
+    try {
+      await granted;
+    } catch (error) {
+      this.#locks.delete(rank);
+      throw error;
+    }
   }
 
   async unlock(rank: number): Promise<void> {
@@ -129,7 +134,13 @@ export class Epochs {
       grants.push(this.replies.granted(t));
       this.#send(t, RmaKind.LOCK, 0);
     }
-    await Promise.all(grants);
+    const results = await Promise.allSettled(grants);
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed === undefined) return;
+    // Not every member granted (one was lost): the locks that were granted are given back.
+    this.#lockAll = false;
+    await Promise.allSettled(results.map((r, t) => (r.status === 'fulfilled' ? this.#release(t) : undefined)));
+    throw failed.reason;
   }
 
   async unlockAll(): Promise<void> {

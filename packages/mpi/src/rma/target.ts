@@ -1,4 +1,5 @@
 import type { RecvRequest } from '../adi/requests.js';
+import type { MpiError } from '../api/errors.js';
 import { byteSpan, type BufferSpan } from '../adi/transfer.js';
 import { Op } from '../coll/op.js';
 import type { GatherProgram } from '../datatype/index.js';
@@ -39,7 +40,8 @@ export class RmaTarget {
   readonly #held: (LockMode | undefined)[];
   /** PSCW: the counts of COMPLETE messages not yet waited for, per origin. */
   readonly #completes: number[][];
-  readonly #completeWaiters: (() => void)[][];
+  readonly #completeWaiters: { readonly take: () => void; readonly reject: (error: MpiError) => void }[][];
+  readonly #lost: (MpiError | undefined)[];
 
   constructor(
     private readonly channel: RmaChannel,
@@ -54,6 +56,7 @@ export class RmaTarget {
     this.#held = new Array<LockMode | undefined>(n).fill(undefined);
     this.#completes = lists();
     this.#completeWaiters = lists();
+    this.#lost = new Array<MpiError | undefined>(n).fill(undefined);
     this.#lock = new LockManager(channel.clock, (origin, mode) => {
       this.#held[origin] = mode;
       this.#answer(origin, RmaKind.LOCK_GRANTED, 0);
@@ -87,7 +90,7 @@ export class RmaTarget {
         return this.whenApplied(source, h.value, () => this.#answer(source, RmaKind.FLUSH_DONE, this.#takeRefused(source)));
       case RmaKind.COMPLETE:
         this.#completes[source].push(h.value);
-        this.#completeWaiters[source].shift()?.();
+        this.#completeWaiters[source].shift()?.take();
         return;
       case RmaKind.LOCK_GRANTED:
         return this.replies.onGrant(source);
@@ -121,11 +124,21 @@ export class RmaTarget {
 
   /** PSCW wait: settles once `origin` has sent COMPLETE and its operations have been applied. */
   completed(origin: number): Promise<void> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const take = (): void => this.whenApplied(origin, this.#completes[origin].shift()!, resolve);
+      const lost = this.#lost[origin];
       if (this.#completes[origin].length > 0) take();
-      else this.#completeWaiters[origin].push(take);
+      else if (lost !== undefined) reject(lost);
+      else this.#completeWaiters[origin].push({ take, reject });
     });
+  }
+
+  /** `origin` was lost: a PSCW wait for it fails (its operations will never all arrive). */
+  lostPeer(origin: number, error: MpiError): void {
+    this.#lost[origin] ??= error;
+    const waiting = this.#completeWaiters[origin];
+    this.#completeWaiters[origin] = [];
+    for (const w of waiting) w.reject(error);
   }
 
   /** PSCW test: whether every origin has completed (and then consumes their COMPLETEs). */

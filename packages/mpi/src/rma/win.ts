@@ -63,6 +63,10 @@ export class Win {
     const target = new RmaTarget(this.#channel, replies);
     this.#epochs = new Epochs(this.#channel, this.#origin, target, replies, (issued, expected) => comm.alltoall(issued, expected));
     this.#channel.listen(target.handle);
+    this.#channel.watch((peer, error) => {
+      replies.lostPeer(peer, error);
+      target.lostPeer(peer, error);
+    });
   }
 
   /** Expose `buf` to every member of `comm` (MPI_Win_create). Collective. */

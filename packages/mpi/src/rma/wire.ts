@@ -42,6 +42,8 @@ export const enum RmaTag {
   DATA = 2,
   /** Data an origin asked for (get, getAccumulate, fetchAndOp, compareAndSwap), target to origin. */
   REPLY = 3,
+  /** Never sent: a receive on it per member fails only when that member is lost. */
+  SENTINEL = 4,
 }
 
 /** The fixed part of a control message. */
