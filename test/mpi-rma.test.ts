@@ -7,11 +7,12 @@ import { daplRun, nodeRun, sortedLines, type Ran } from './support/dapl-run.js';
 
 const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
 
-const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
-  'tcp (ranks in one process)': ['--in-process', '--provider', 'tcp'],
-  ib: ['--provider', 'ib'],
-  lapi: ['--provider', 'lapi'],
-  combuf: ['--provider', 'combuf'],
+/** How a provider's jobs are launched, and the paths its operations take beside direct RDMA (lapi: active messages). */
+const PROVIDERS: Readonly<Record<string, readonly [readonly string[], string]>> = {
+  'tcp (ranks in one process)': [['--in-process', '--provider', 'tcp'], 'empty, messages, rdma-direct'],
+  ib: [['--provider', 'ib'], 'empty, messages, rdma-direct'],
+  lapi: [['--provider', 'lapi'], 'active-messages, empty, rdma-direct'],
+  combuf: [['--provider', 'combuf'], 'empty, messages, rdma-direct'],
 };
 
 const KILL_AFTER_MS = 110_000;
@@ -28,18 +29,18 @@ function ranks(n: number, text: (r: number) => string): string[] {
   return Array.from({ length: n }, (_, r) => `rank ${r}: ${text(r)}`).sort();
 }
 
-/** Direct RDMA serves the contiguous transfers, messages the rest (every provider here has RDMA read and write). */
-const TRANSFERS = (checks: number) => `transfers ok (${checks} checks; paths empty, messages, rdma-direct)`;
+/** Direct RDMA serves the contiguous transfers (every provider here has RDMA read and write), messages or active messages the rest. */
+const TRANSFERS = (checks: number, paths = 'empty, messages, rdma-direct') => `transfers ok (${checks} checks; paths ${paths})`;
 
-describe.each(Object.entries(PROVIDERS))('MPI one-sided communication on %s', (_name, launch) => {
+describe.each(Object.entries(PROVIDERS))('MPI one-sided communication on %s', (_name, [launch, paths]) => {
   const run = (n: number, program: string, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], {}, KILL_AFTER_MS);
 
   it(
     'put, get and accumulate from 0 B to 4 MiB (2 ranks) and to 64 KiB (4 ranks), contents checked; derived types on either side; fetches, request forms, every flush',
     async () => {
       const [two, four] = await Promise.all([run(2, 'rma-transfers'), run(4, 'rma-transfers', ['65536'])]);
-      expect(passed(two)).toEqual(ranks(2, () => TRANSFERS(68)));
-      expect(passed(four)).toEqual(ranks(4, () => TRANSFERS(56)));
+      expect(passed(two)).toEqual(ranks(2, () => TRANSFERS(68, paths)));
+      expect(passed(four)).toEqual(ranks(4, () => TRANSFERS(56, paths)));
     },
     JOB_TIMEOUT,
   );
@@ -72,7 +73,7 @@ describe('MPI one-sided communication on tcp with one process per rank, and at 1
     JOB_TIMEOUT,
   );
 
-  it.each([['ib'], ['combuf']])(
+  it.each([['ib'], ['lapi'], ['combuf']])(
     'synchronisation with 16 ranks on %s (k = 3)',
     async (provider) => {
       expect(passed(await daplRun(['-n', '16', '--provider', provider, fixture('rma-sync'), '3'], {}, KILL_AFTER_MS))).toEqual(ranks(16, () => 'synchronisation ok'));

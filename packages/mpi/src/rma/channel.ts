@@ -114,17 +114,7 @@ export class RmaChannel {
    * arrival would be).
    */
   sendControl(target: number, h: RmaHeader, program?: GatherProgram, inline?: BufferSpan): RequestCore | undefined {
-    const programLength = program === undefined ? 0 : programBytes(program);
-    const dataLength = inline === undefined ? 0 : inline.size;
-    if (program !== undefined) h.programBytes = programLength;
-    const message = new Uint8Array(HEADER_BYTES + programLength + dataLength);
-    const view = new DataView(message.buffer);
-    writeRmaHeader(view, h);
-    if (program !== undefined) writeProgram(view, HEADER_BYTES, program);
-    if (inline !== undefined && dataLength > 0) {
-      packRange(inline.program, inline.count, inline.bytes, inline.offset, 0, message, HEADER_BYTES + programLength, dataLength);
-      this.clock.chargeCopy(dataLength);
-    }
+    const message = encodeControl(h, program, inline, this.clock);
     if (target === this.rank) {
       queueMicrotask(() => {
         if (!this.#closed) this.#handle(target, message, message.length);
@@ -143,4 +133,23 @@ export class RmaChannel {
   receive(source: number, tag: RmaTag, span: BufferSpan): RecvRequest {
     return this.p2p.irecv(this.context, source, tag, span, this.worldRanks[source]);
   }
+}
+
+/**
+ * A control message: the header, then `program` when given, then `inline` data packed from its
+ * span (the copy charged to `clock`).
+ */
+export function encodeControl(h: RmaHeader, program: GatherProgram | undefined, inline: BufferSpan | undefined, clock: Clock): Uint8Array {
+  const programLength = program === undefined ? 0 : programBytes(program);
+  const dataLength = inline === undefined ? 0 : inline.size;
+  if (program !== undefined) h.programBytes = programLength;
+  const message = new Uint8Array(HEADER_BYTES + programLength + dataLength);
+  const view = new DataView(message.buffer);
+  writeRmaHeader(view, h);
+  if (program !== undefined) writeProgram(view, HEADER_BYTES, program);
+  if (inline !== undefined && dataLength > 0) {
+    packRange(inline.program, inline.count, inline.bytes, inline.offset, 0, message, HEADER_BYTES + programLength, dataLength);
+    clock.chargeCopy(dataLength);
+  }
+  return message;
 }

@@ -4,10 +4,11 @@ import { ErrorClass, MpiError } from '../api/errors.js';
 import { Status } from '../api/status.js';
 import { Op } from '../coll/op.js';
 import { packRange, unpackRange, type GatherProgram } from '../datatype/index.js';
+import type { AmRoute } from './am-path.js';
 import type { RmaChannel } from './channel.js';
 import type { RmaOperation } from './operation.js';
 import type { Outstanding } from './outstanding.js';
-import { ELEMENT_TYPES, INLINE_BYTES, INLINE_PROGRAM_BYTES, NO_INDEX, OPS, RmaFlag, RmaKind, RmaTag, emptyRmaHeader, programBytes, writeProgram } from './wire.js';
+import { ELEMENT_TYPES, INLINE_BYTES, INLINE_PROGRAM_BYTES, NO_INDEX, OPS, RmaFlag, RmaKind, RmaTag, emptyRmaHeader, programBytes, writeProgram, type RmaHeader } from './wire.js';
 
 /** What a path works with at the origin: the window's messages and the LAPI one-sided patent's local counters. */
 export interface OriginState {
@@ -19,6 +20,8 @@ export interface OriginState {
   readonly unconfirmed: Uint32Array;
   /** Operations per path, for tests and tools. */
   readonly uses: Record<string, number>;
+  /** The window's route over active messages, where the provider has them. */
+  am: AmRoute | undefined;
 }
 
 /**
@@ -156,16 +159,8 @@ export const MESSAGE_PATH: RmaPath = {
   start(op, state) {
     const channel = state.channel;
     const t = op.target;
-    const h = emptyRmaHeader();
-    h.kind = op.kind;
-    h.count = op.span.count;
-    h.offset = op.span.offset;
-    const predefined = ELEMENT_TYPES.indexOf(op.element ?? op.targetType);
-    const program = op.targetType.predefined && predefined >= 0 ? undefined : op.span.program;
-    h.element = predefined >= 0 ? predefined : NO_INDEX;
-    if (op.op !== undefined) h.op = OPS.indexOf(op.op);
-    let data: BufferSpan | undefined = op.kind === RmaKind.GET || op.op === Op.NO_OP ? undefined : op.origin;
-    if (op.kind === RmaKind.COMPARE_AND_SWAP) data = byteSpan(concat(op.origin, op.compare!, state));
+    const { h, program } = describe(op);
+    let data = payload(op, state);
     h.dataBytes = data === undefined ? 0 : data.size;
     // The program rides in the header when it fits, else it leads the second message (before the data).
     const programLength = program === undefined ? 0 : programBytes(program);
@@ -177,19 +172,48 @@ export const MESSAGE_PATH: RmaPath = {
     }
     const follows = programFollows || h.dataBytes > INLINE_BYTES;
     if (follows) h.flags |= RmaFlag.DATA_FOLLOWS;
-    const fetch = op.kind === RmaKind.GET ? op.origin : op.result;
-    const sends = 1 + (follows ? 1 : 0) + (fetch !== undefined ? 1 : 0);
-    const done = pieces(op, state, sends);
-    state.issued[t]++;
-    if (fetch === undefined) state.unconfirmed[t]++;
-    else {
-      const reply = channel.receive(t, RmaTag.REPLY, fetch);
-      reply.onDone(() => done(reply.error ?? (reply.status!.count !== fetch.size ? refused(op) : undefined)));
-    }
+    const done = issue(op, state, follows ? 2 : 1);
     track(channel.sendControl(t, h, programFollows ? undefined : program, follows ? undefined : data), done);
     if (follows) track(channel.sendData(t, RmaTag.DATA, data!), done);
   },
 };
+
+/**
+ * Count `op` as sent to its target as a message (the target counts it as applied; one that nothing
+ * answers needs a flush to ask), post the receive of its reply if it fetches, and return the
+ * completion of its `sends` sends.
+ */
+export function issue(op: RmaOperation, state: OriginState, sends: number): (error?: MpiError) => void {
+  const t = op.target;
+  const fetch = op.kind === RmaKind.GET ? op.origin : op.result;
+  const done = pieces(op, state, sends + (fetch === undefined ? 0 : 1));
+  state.issued[t]++;
+  if (fetch === undefined) state.unconfirmed[t]++;
+  else {
+    const reply = state.channel.receive(t, RmaTag.REPLY, fetch);
+    reply.onDone(() => done(reply.error ?? (reply.status!.count !== fetch.size ? refused(op) : undefined)));
+  }
+  return done;
+}
+
+/** An operation's header (kind, target span, op, atom type) and the target program it needs sent, if any. */
+export function describe(op: RmaOperation): { h: RmaHeader; program: GatherProgram | undefined } {
+  const h = emptyRmaHeader();
+  h.kind = op.kind;
+  h.count = op.span.count;
+  h.offset = op.span.offset;
+  const predefined = ELEMENT_TYPES.indexOf(op.element ?? op.targetType);
+  const program = op.targetType.predefined && predefined >= 0 ? undefined : op.span.program;
+  h.element = predefined >= 0 ? predefined : NO_INDEX;
+  if (op.op !== undefined) h.op = OPS.indexOf(op.op);
+  return { h, program };
+}
+
+/** The data an operation carries to its target (none for a get or NO_OP; value then compare for compare-and-swap). */
+export function payload(op: RmaOperation, state: OriginState): BufferSpan | undefined {
+  if (op.kind === RmaKind.COMPARE_AND_SWAP) return byteSpan(concat(op.origin, op.compare!, state));
+  return op.kind === RmaKind.GET || op.op === Op.NO_OP ? undefined : op.origin;
+}
 
 /** A program too large for a header, then the packed data: the second message of an operation. */
 function programAndData(program: GatherProgram, data: BufferSpan | undefined, state: OriginState): Uint8Array {
@@ -219,16 +243,3 @@ function concat(a: BufferSpan, b: BufferSpan, state: OriginState): Uint8Array {
   state.channel.clock.chargeCopy(out.length);
   return out;
 }
-
-/** The paths in order of preference. */
-export const RMA_PATHS: readonly RmaPath[] = [EMPTY_PATH, SELF_PATH, RDMA_DIRECT_PATH, MESSAGE_PATH];
-
-/** Carry out `op` by the first path of `paths` that accepts it. */
-export function startOperation(op: RmaOperation, state: OriginState, paths: readonly RmaPath[] = RMA_PATHS): void {
-  for (const path of paths) {
-    if (!path.accepts(op, state)) continue;
-    state.uses[path.name] = (state.uses[path.name] ?? 0) + 1;
-    return path.start(op, state);
-  }
-}
-

@@ -17,7 +17,9 @@ import { checkTransfer, elementOf, requireDisp, requireDispUnit, requireRmaOp, r
 import type { LockMode } from './lock-manager.js';
 import type { RmaOperation } from './operation.js';
 import { Outstanding } from './outstanding.js';
-import { RMA_PATHS, startOperation, type OriginState } from './paths.js';
+import { AmRoute } from './am-path.js';
+import { RMA_PATHS, startOperation } from './path-table.js';
+import type { OriginState } from './paths.js';
 import { SyncReplies } from './replies.js';
 import { Epochs, syncError } from './synchronization.js';
 import { RmaTarget } from './target.js';
@@ -43,6 +45,7 @@ export class Win {
   readonly #channel: RmaChannel;
   readonly #origin: OriginState;
   readonly #epochs: Epochs;
+  readonly #target: RmaTarget;
   readonly #exposed: ExposedMemory | undefined;
   readonly #memory: Uint8Array;
   readonly dispUnit: number;
@@ -58,9 +61,10 @@ export class Win {
     const transport = exposed === undefined ? undefined : state.device.rdmaTransport;
     this.#channel = new RmaChannel(state.p2p, comm.context, comm.group.worldRanks, comm.rank, clock, new WindowMemory(memory, clock), remotes, transport);
     const n = comm.size;
-    this.#origin = { channel: this.#channel, outstanding: new Outstanding(n), issued: new Float64Array(n), unconfirmed: new Uint32Array(n), uses: {} };
+    this.#origin = { channel: this.#channel, outstanding: new Outstanding(n), issued: new Float64Array(n), unconfirmed: new Uint32Array(n), uses: {}, am: undefined };
     const replies = new SyncReplies(n);
     const target = new RmaTarget(this.#channel, replies);
+    this.#target = target;
     this.#epochs = new Epochs(this.#channel, this.#origin, target, replies, (issued, expected) => comm.alltoall(issued, expected));
     this.#channel.listen(target.handle);
     this.#channel.watch((peer, error) => {
@@ -109,7 +113,11 @@ export class Win {
       const triplet = all[at + 2] === 1 ? { rmrContext: (BigInt(all[at + 3]) << 32n) | BigInt(all[at + 4]), targetOffset: all[at + 5], length: all[at] } : undefined;
       remotes.push({ size: all[at], dispUnit: all[at + 1], triplet });
     }
-    return new Win(state, own, memory, dispUnit, remotes, exposed);
+    const win = new Win(state, own, memory, dispUnit, remotes, exposed);
+    // Over LAPI: the window's active-message handler is registered at every member before any uses it.
+    win.#origin.am = await AmRoute.open(win.#channel, state.job.ia.extension('active-messages'), state.job.connections, win.#target.handle);
+    if (win.#origin.am !== undefined) await own.barrier();
+    return win;
   }
 
   /** The window's memory at this rank (the allocated memory for `allocate`; the bytes of `buf` for `create`). */
@@ -125,7 +133,8 @@ export class Win {
   /** Which path carries which operations, one line each. */
   protocolInfo(): string[] {
     const direct = this.#channel.transport !== undefined;
-    return RMA_PATHS.filter((p) => p.name !== 'rdma-direct' || direct).map((p) => `rma: ${p.name}: ${p.describes}`);
+    const usable = (name: string): boolean => (name === 'rdma-direct' ? direct : name === 'active-messages' ? this.#origin.am !== undefined : true);
+    return RMA_PATHS.filter((p) => usable(p.name)).map((p) => `rma: ${p.name}: ${p.describes}`);
   }
 
   /** Operations carried out per path (e.g. `{ 'rdma-direct': 10, messages: 2 }`). */
