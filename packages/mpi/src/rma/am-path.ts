@@ -1,4 +1,4 @@
-import { MemAccess, type ActiveMessages, type AmPlacement, type Endpoint, type ProtectionZone } from '@dapl/core';
+import { MemAccess, type ActiveMessages, type AmCounter, type AmPlacement, type Endpoint, type Iov, type ProtectionZone } from '@dapl/core';
 import { ErrorClass, MpiError } from '../api/errors.js';
 import { encodeControl, type ControlHandler, type RmaChannel } from './channel.js';
 import { describe, issue, payload, type RmaPath } from './paths.js';
@@ -16,13 +16,41 @@ const HANDLER_BASE = 0x524d_0000;
  * result as the control message it is, counted like any other.
  */
 export class AmRoute {
+  /**
+   * Per target, LAPI's completion counter (incremented here once the target's completion handler
+   * has run), the operations sent and those a flush has waited for: a flush waits for the
+   * difference on the counter instead of asking the target (the patent's counters in place of
+   * acknowledgements).
+   */
+  readonly #completions: AmCounter[];
+  readonly #sent: Float64Array;
+  readonly #waited: Float64Array;
+
   private constructor(
     readonly am: ActiveMessages,
     readonly pz: ProtectionZone,
     /** Connected endpoints by window rank (undefined for this rank). */
     readonly endpoints: readonly (Endpoint | undefined)[],
     readonly handler: number,
-  ) {}
+  ) {
+    this.#completions = endpoints.map(() => am.createCounter());
+    this.#sent = new Float64Array(endpoints.length);
+    this.#waited = new Float64Array(endpoints.length);
+  }
+
+  /** Send one operation (`header` the user header, then `data`) to window rank `target`, counted. */
+  send(target: number, header: Uint8Array, data: Iov): void {
+    this.am.amsend(this.endpoints[target]!, this.handler, header, data, { completion: this.#completions[target] });
+    this.#sent[target]++;
+  }
+
+  /** Settles once every operation sent to `target` has been applied there. */
+  async applied(target: number): Promise<void> {
+    const n = this.#sent[target] - this.#waited[target];
+    if (n === 0) return;
+    this.#waited[target] += n;
+    await this.#completions[target].wait(n);
+  }
 
   /**
    * The route of a window whose provider has active messages (else undefined): registers the
@@ -72,11 +100,13 @@ export const ACTIVE_MESSAGE_PATH: RmaPath = {
     // The header and its program (of any length: LAPI carries headers over several packets), then the data.
     const message = encodeControl(h, program, data, state.channel.clock);
     const headerLength = message.length - h.dataBytes;
-    const done = issue(op, state, 1);
+    // Counted at the target like a control message; a flush waits on LAPI's completion counter, so
+    // an operation without a reply is not left for the flush to confirm by message.
+    const done = issue(op, state, 1, false);
     const lmr = h.dataBytes === 0 ? undefined : route.pz.registerLmr(message, MemAccess.LOCAL);
     try {
       // LAPI copies the data out at the call: the registration is not needed after it.
-      route.am.amsend(route.endpoints[op.target]!, route.handler, message.subarray(0, headerLength), lmr === undefined ? [] : [{ lmr, offset: headerLength, length: h.dataBytes }]);
+      route.send(op.target, message.subarray(0, headerLength), lmr === undefined ? [] : [{ lmr, offset: headerLength, length: h.dataBytes }]);
       done();
     } catch (error) {
       done(new MpiError(ErrorClass.ERR_PROC_FAILED, `amsend to rank ${op.target} failed: ${String(error)}`, { cause: error }));

@@ -180,16 +180,17 @@ export const MESSAGE_PATH: RmaPath = {
 
 /**
  * Count `op` as sent to its target as a message (the target counts it as applied; one that nothing
- * answers needs a flush to ask), post the receive of its reply if it fetches, and return the
+ * answers needs a flush to ask, unless `flushAsks` is false: the transport counts it back), post the receive of its reply if it fetches, and return the
  * completion of its `sends` sends.
  */
-export function issue(op: RmaOperation, state: OriginState, sends: number): (error?: MpiError) => void {
+export function issue(op: RmaOperation, state: OriginState, sends: number, flushAsks = true): (error?: MpiError) => void {
   const t = op.target;
   const fetch = op.kind === RmaKind.GET ? op.origin : op.result;
   const done = pieces(op, state, sends + (fetch === undefined ? 0 : 1));
   state.issued[t]++;
-  if (fetch === undefined) state.unconfirmed[t]++;
-  else {
+  if (fetch === undefined) {
+    if (flushAsks) state.unconfirmed[t]++;
+  } else {
     const reply = state.channel.receive(t, RmaTag.REPLY, fetch);
     reply.onDone(() => done(reply.error ?? (reply.status!.count !== fetch.size ? refused(op) : undefined)));
   }

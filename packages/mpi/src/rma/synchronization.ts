@@ -156,7 +156,9 @@ export class Epochs {
     await Promise.all(
       ranks.map(async (t) => {
         await this.origin.outstanding.idle(t);
-        // Direct RDMA completes at the target: only messages without a reply need the round trip.
+        await this.origin.am?.applied(t);
+        // Direct RDMA completes at the target, active messages are counted back by LAPI: only
+        // messages without a reply need the round trip.
         if (this.origin.unconfirmed[t] > 0) {
           this.origin.unconfirmed[t] = 0;
           const flushed = this.replies.flushed(t);
