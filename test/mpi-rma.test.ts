@@ -73,7 +73,7 @@ describe('MPI one-sided communication on tcp with one process per rank, and at 1
     JOB_TIMEOUT,
   );
 
-  it.each([['ib'], ['lapi'], ['combuf']])(
+  it.each([['ib'], ['combuf']])(
     'synchronisation with 16 ranks on %s (k = 3)',
     async (provider) => {
       expect(passed(await daplRun(['-n', '16', '--provider', provider, fixture('rma-sync'), '3'], {}, KILL_AFTER_MS))).toEqual(ranks(16, () => 'synchronisation ok'));
