@@ -1,8 +1,9 @@
 /**
  * @packageDocumentation
  * `@dapl/mpi`: MPI over any DAT provider — point-to-point in all four modes, communicators and
- * groups, derived datatypes — with an MVAPICH2-style rdma device (eager through pre-registered
- * buffers with credits, rendezvous by RDMA read). The same program runs over tcp processes and on
+ * groups, derived datatypes, collectives, one-sided windows (`Win`: put, get, accumulate, fetches;
+ * fence, PSCW, locks and flushes) — with an MVAPICH2-style rdma device (eager through
+ * pre-registered buffers with credits, rendezvous by RDMA read). The same program runs over tcp processes and on
  * the simulated ib, lapi and combuf machines.
  *
  * @example
