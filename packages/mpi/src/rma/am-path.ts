@@ -25,6 +25,8 @@ export class AmRoute {
   readonly #completions: AmCounter[];
   readonly #sent: Float64Array;
   readonly #waited: Float64Array;
+  readonly #lost: (MpiError | undefined)[];
+  readonly #onLost: ((error: MpiError) => void)[][];
 
   private constructor(
     readonly am: ActiveMessages,
@@ -36,6 +38,8 @@ export class AmRoute {
     this.#completions = endpoints.map(() => am.createCounter());
     this.#sent = new Float64Array(endpoints.length);
     this.#waited = new Float64Array(endpoints.length);
+    this.#lost = endpoints.map(() => undefined);
+    this.#onLost = endpoints.map(() => []);
   }
 
   /** Send one operation (`header` the user header, then `data`) to window rank `target`, counted. */
@@ -44,12 +48,22 @@ export class AmRoute {
     this.#sent[target]++;
   }
 
-  /** Settles once every operation sent to `target` has been applied there. */
+  /** Settles once every operation sent to `target` has been applied there; fails if `target` is lost. */
   async applied(target: number): Promise<void> {
     const n = this.#sent[target] - this.#waited[target];
     if (n === 0) return;
     this.#waited[target] += n;
-    await this.#completions[target].wait(n);
+    const lost = this.#lost[target];
+    if (lost !== undefined) throw lost;
+    await Promise.race([this.#completions[target].wait(n), new Promise<never>((_, reject) => this.#onLost[target].push(reject))]);
+  }
+
+  /** `target` was lost: a flush waiting on its counter fails, and every later one. */
+  lostPeer(target: number, error: MpiError): void {
+    this.#lost[target] ??= error;
+    const waiting = this.#onLost[target];
+    this.#onLost[target] = [];
+    for (const reject of waiting) reject(error);
   }
 
   /**

@@ -70,6 +70,7 @@ export class Win {
     this.#channel.watch((peer, error) => {
       replies.lostPeer(peer, error);
       target.lostPeer(peer, error);
+      this.#origin.am?.lostPeer(peer, error);
     });
   }
 
