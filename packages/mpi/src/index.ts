@@ -31,4 +31,4 @@ export { Op, type UserFunction, type ElementArray } from './coll/op.js';
 export { IN_PLACE, type InPlace } from './coll/in-place.js';
 export { Win, type WinOptions } from './rma/win.js';
 export type { RmaOptions } from './rma/checks.js';
-export { MODE_NOSUCCEED } from './rma/synchronization.js';
+export { MODE_NOCHECK, MODE_NOSTORE, MODE_NOPUT, MODE_NOPRECEDE, MODE_NOSUCCEED } from './rma/synchronization.js';

@@ -7,8 +7,14 @@ import type { SyncReplies } from './replies.js';
 import type { RmaTarget } from './target.js';
 import { RmaKind, emptyRmaHeader } from './wire.js';
 
-/** MPI_MODE_NOSUCCEED: no epoch starts at this fence. */
-export const MODE_NOSUCCEED = 0x1000;
+/** MPI's assertions (MPICH's values). Hints all, but MODE_NOSUCCEED: no epoch starts at that fence. */
+export const MODE_NOCHECK = 1024;
+export const MODE_NOSTORE = 2048;
+export const MODE_NOPUT = 4096;
+export const MODE_NOPRECEDE = 8192;
+export const MODE_NOSUCCEED = 16384;
+/** Every assertion bit. */
+export const MODE_ALL = MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT | MODE_NOPRECEDE | MODE_NOSUCCEED;
 
 /** The all-to-all exchange of per-target counts a fence needs (the window communicator's alltoall). */
 export type CountExchange = (issued: Float64Array, expected: Float64Array) => Promise<void>;

@@ -21,7 +21,7 @@ import { AmRoute } from './am-path.js';
 import { RMA_PATHS, startOperation } from './path-table.js';
 import type { OriginState } from './paths.js';
 import { SyncReplies } from './replies.js';
-import { Epochs, syncError } from './synchronization.js';
+import { Epochs, MODE_ALL, syncError } from './synchronization.js';
 import { RmaTarget } from './target.js';
 import { RmaKind } from './wire.js';
 
@@ -262,7 +262,9 @@ export class Win {
   /** Close the access and exposure epochs and open the next (MPI_Win_fence). Collective. `assert`: MODE_* bits. */
   fence(assert = 0): Promise<void> {
     this.#check();
-    if (typeof assert !== 'number' || !Number.isInteger(assert) || assert < 0) throw new MpiError(ErrorClass.ERR_ARG, `assert must be a non-negative integer of MODE_* bits, got ${describeValue(assert)}`, { argument: 'assert' });
+    if (typeof assert !== 'number' || !Number.isInteger(assert) || assert < 0 || (assert & ~MODE_ALL) !== 0) {
+      throw new MpiError(ErrorClass.ERR_ARG, `assert must be 0 or MODE_* bits (NOCHECK, NOSTORE, NOPUT, NOPRECEDE, NOSUCCEED), got ${describeValue(assert)}`, { argument: 'assert' });
+    }
     return this.#declared('fence', this.#epochs.fence(assert));
   }
 
