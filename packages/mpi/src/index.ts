@@ -1,8 +1,9 @@
 /**
  * @packageDocumentation
  * `@dapl/mpi`: MPI over any DAT provider — point-to-point in all four modes, communicators and
- * groups, derived datatypes — with an MVAPICH2-style rdma device (eager through pre-registered
- * buffers with credits, rendezvous by RDMA read). The same program runs over tcp processes and on
+ * groups, derived datatypes, collectives, one-sided windows (`Win`: put, get, accumulate, fetches;
+ * fence, PSCW, locks and flushes) — with an MVAPICH2-style rdma device (eager through
+ * pre-registered buffers with credits, rendezvous by RDMA read). The same program runs over tcp processes and on
  * the simulated ib, lapi and combuf machines.
  *
  * @example
@@ -35,3 +36,6 @@ export type { BufferOptions } from './api/buffer-span.js';
 export { Datatype, DISTRIBUTE_DFLT_DARG, ORDER_CODES, DISTRIBUTION_CODES, type Combiner, type TypeContents, type ArrayOrder, type Distribution } from './datatype/index.js';
 export { Op, type UserFunction, type ElementArray } from './coll/op.js';
 export { IN_PLACE, type InPlace } from './coll/in-place.js';
+export { Win, type WinOptions } from './rma/win.js';
+export type { RmaOptions } from './rma/checks.js';
+export { MODE_NOCHECK, MODE_NOSTORE, MODE_NOPUT, MODE_NOPRECEDE, MODE_NOSUCCEED } from './rma/synchronization.js';

@@ -89,6 +89,11 @@ export class Comm {
     return this.#freed;
   }
 
+  /** @internal The library state under this communicator (one-sided windows are built on it). */
+  get state(): MpiState {
+    return this.#state;
+  }
+
   /** @internal The point-to-point context id (the collective one is +1). */
   get context(): number {
     return this.#context;

@@ -25,6 +25,10 @@ export enum ErrorClass {
   ERR_PENDING = 'MPI_ERR_PENDING',
   ERR_NO_MEM = 'MPI_ERR_NO_MEM',
   ERR_RMA_SYNC = 'MPI_ERR_RMA_SYNC',
+  /** An RMA access outside the target's window. */
+  ERR_RMA_RANGE = 'MPI_ERR_RMA_RANGE',
+  /** A bad window displacement or displacement unit. */
+  ERR_DISP = 'MPI_ERR_DISP',
   ERR_WIN = 'MPI_ERR_WIN',
   /** A peer was lost or the transport failed (MPI-4's MPI_ERR_PROC_FAILED in spirit). */
   ERR_PROC_FAILED = 'MPI_ERR_PROC_FAILED',

@@ -49,7 +49,13 @@ const PREDEFINED: Record<string, Predefined> = {
   BAND: { name: 'BAND', kinds: [...INTEGER, 'byte'], number: k((x, y) => x & y), bigint: k((x, y) => x & y) },
   BOR: { name: 'BOR', kinds: [...INTEGER, 'byte'], number: k((x, y) => x | y), bigint: k((x, y) => x | y) },
   BXOR: { name: 'BXOR', kinds: [...INTEGER, 'byte'], number: k((x, y) => x ^ y), bigint: k((x, y) => x ^ y) },
+  // One-sided only (MPI_REPLACE, MPI_NO_OP): the target takes the origin's value, or keeps its own.
+  REPLACE: { name: 'REPLACE', kinds: [...INTEGER, ...FLOAT, 'byte'], number: k((x) => x), bigint: k((x) => x) },
+  NO_OP: { name: 'NO_OP', kinds: [...INTEGER, ...FLOAT, 'byte'], number: () => undefined, bigint: () => undefined },
 };
+
+/** Ops that only one-sided accumulates take (MPI-3.1 §11.3.4). */
+const RMA_ONLY = new Set(['REPLACE', 'NO_OP']);
 
 const ELEMENT_BYTES: Record<BasicKind, number> = { int8: 1, uint8: 1, byte: 1, bool: 1, int16: 2, uint16: 2, int32: 4, uint32: 4, float32: 4, int64: 8, uint64: 8, float64: 8, complex64: 8, complex128: 16 };
 
@@ -126,6 +132,10 @@ export class Op {
   static readonly MAXLOC = new Op('MAXLOC', true, undefined, undefined, 'max');
   /** On the pair types: the smallest value and its lowest index. */
   static readonly MINLOC = new Op('MINLOC', true, undefined, undefined, 'min');
+  /** One-sided accumulates only: the target element becomes the origin's. */
+  static readonly REPLACE = new Op('REPLACE', true, PREDEFINED.REPLACE, undefined);
+  /** `getAccumulate` / `fetchAndOp` only: the target element is read and left as it is. */
+  static readonly NO_OP = new Op('NO_OP', true, PREDEFINED.NO_OP, undefined);
 
   readonly #predefined: Predefined | undefined;
   readonly #user: UserFunction | undefined;
@@ -163,9 +173,10 @@ export class Op {
   }
 
   /** @internal Throws ERR_OP unless this op can reduce `datatype` (checked before anything moves). */
-  check(datatype: Datatype, argument = 'op'): void {
+  check(datatype: Datatype, argument = 'op', oneSided = false): void {
     if (this.#freed) throw new MpiError(ErrorClass.ERR_OP, `${argument} (${this.name}) has been freed`, { argument });
     if (this.#user !== undefined) return;
+    if (!oneSided && RMA_ONLY.has(this.name)) throw new MpiError(ErrorClass.ERR_OP, `${this.name} applies only to one-sided accumulates, not to reductions`, { argument });
     if (this.#loc !== undefined) {
       if (!datatype.isPair) throw new MpiError(ErrorClass.ERR_OP, `${this.name} applies to the pair types (FLOAT_INT, DOUBLE_INT, LONG_INT, TWO_INT, SHORT_INT), not ${datatype.name}`, { argument });
       return;

@@ -1,5 +1,6 @@
 import type { MpiError } from '../api/errors.js';
 import type { IncomingMessage, RecvRequest, SendRequest } from '../adi/requests.js';
+import type { RdmaTransport } from './rdma-transport.js';
 
 /**
  * What the ADI asks of a device (MPICH's ADI3 ↔ CH3 boundary, reduced). The ADI owns matching and
@@ -7,6 +8,8 @@ import type { IncomingMessage, RecvRequest, SendRequest } from '../adi/requests.
  */
 export interface Device {
   readonly name: string;
+  /** Direct RDMA for one-sided communication, where the transport offers it (else RMA goes by messages). */
+  readonly rdmaTransport?: RdmaTransport;
   /** Start a send; the device completes or fails `request`. */
   send(request: SendRequest): void;
   /** `message` matched `request`: move the data into it and complete both ends. */

@@ -20,6 +20,7 @@ import { byteSpan, type BufferSpan } from '../../adi/transfer.js';
 import { makeSlots, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
+import { RdmaTransportHook, RdmaTransportPost } from './rdma-transport-hook.js';
 
 /** Blocking sends in flight at once that may be copied (more go zero-copy): concurrent MPI_Sends are few. */
 const BOUNCE_BUFFERS = 4;
@@ -139,6 +140,8 @@ export class RdmaDevice implements Device {
   #closed = false;
   readonly #counts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0 };
   readonly #unexpected: UnexpectedData;
+  /** One-sided communication's direct RDMA (set by `attach`). */
+  rdmaTransport: RdmaTransportHook | undefined;
 
   constructor(params: MpiParameters, host: DeviceHost, clock: Clock) {
     this.#params = params;
@@ -184,6 +187,7 @@ export class RdmaDevice implements Device {
     this.#cache = new RegistrationCache(connections.pz, p.registrationCache);
     this.#writeSources = new WriteSources(this.#cache, this.#maxIov, this.#clock);
     this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
+    this.rdmaTransport = new RdmaTransportHook(connections, this.#cache, canRead, this.#chunk);
     // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
     this.#bellRmr = connections.pz.createRmr();
@@ -769,6 +773,7 @@ export class RdmaDevice implements Device {
 
   #onRequestDone(event: DtoCompletionEvent): void {
     const cookie = event.cookie;
+    if (cookie instanceof RdmaTransportPost) return cookie.completed(event);
     const ok = event.status === DtoStatus.SUCCESS;
     if (event.op === 'send') {
       const slot = cookie as Slot;
