@@ -16,9 +16,11 @@
  * ```
  */
 export { ErrorClass, MpiError, isMpiError, type InStatusEntry, type MpiErrorOptions } from './api/errors.js';
-export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB } from './api/constants.js';
+export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB, ROOT } from './api/constants.js';
 export { Mpi, type MpiInitOptions } from './api/mpi.js';
 export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';
+export { InterComm } from './api/inter-comm.js';
+export type { CollectiveOptions } from './coll/arguments.js';
 export { Request } from './api/request.js';
 export { Status } from './api/status.js';
 export { Group, IDENT, CONGRUENT, SIMILAR, UNEQUAL } from './api/group.js';

@@ -381,13 +381,23 @@ export class Comm extends CollectiveCalls {
    */
   async intercommCreate(localLeader: number, peerComm: Comm | null, remoteLeader: number, tag: number): Promise<InterComm> {
     this.#check();
-    const { createIntercomm } = await import('./intercomm-create.js');
-    return createIntercomm(this.#state, this, localLeader, peerComm, remoteLeader, tag);
+    return this.#state.intercomms!.create(this.#state, this, localLeader, peerComm, remoteLeader, tag);
   }
 
   /** Whether this is an intercommunicator (MPI_Comm_test_inter). */
   get isInter(): boolean {
     return this.#peers !== this.#group;
+  }
+
+  /** An intercommunicator's remote group (MPI_Comm_remote_group); ERR_COMM on an intracommunicator. */
+  get remoteGroup(): Group {
+    if (!this.isInter) throw new MpiError(ErrorClass.ERR_COMM, `${this.#name} is an intracommunicator: it has no remote group`, { argument: 'comm' });
+    return this.#peers;
+  }
+
+  /** The remote group's size (MPI_Comm_remote_size); ERR_COMM on an intracommunicator. */
+  get remoteSize(): number {
+    return this.remoteGroup.size;
   }
 
   // ---- communicators ------------------------------------------------------------------------

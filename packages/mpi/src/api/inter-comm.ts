@@ -38,16 +38,6 @@ export class InterComm extends Comm {
   /** Ids an intercommunicator takes from `context` on (see the class comment). */
   static readonly CONTEXTS = 4;
 
-  /** Processes in the remote group (MPI_Comm_remote_size). */
-  get remoteSize(): number {
-    return this.#remote.size;
-  }
-
-  /** The remote group (MPI_Comm_remote_group). */
-  get remoteGroup(): Group {
-    return this.#remote;
-  }
-
   override barrier(): Promise<void> {
     return this.#collective('barrier', (c) => c.barrier());
   }
