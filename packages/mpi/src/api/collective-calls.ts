@@ -29,6 +29,84 @@ export abstract class CollectiveCalls {
   /** @internal */
   protected abstract runCollective(what: string, steps: (ch: CollChannel) => Steps): Promise<void>;
 
+  /** `op` over every member's `sendbuf` into `recvbuf` at `root` (MPI_Reduce); IN_PLACE at the root. */
+  reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options?: BufferOptions): Promise<void> {
+    return this.runCollective(`reduce to ${root}`, (ch) => reduceSteps(ch, sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf` into every `recvbuf` (MPI_Allreduce); IN_PLACE allowed. */
+  allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.runCollective('allreduce', (ch) => allreduceSteps(ch, sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Each member's `count` elements into `recvbuf` at `root`, in rank order (MPI_Gather); IN_PLACE at the root. */
+  gather(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, root: number, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective(`gather to ${root}`, (ch) => gatherSteps(ch, sendbuf, recvbuf, root, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** As gather with per-rank counts and displacements (in elements) at the root (MPI_Gatherv). */
+  gatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, recvCounts: readonly number[] | null, displs: readonly number[] | null, root: number, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective(`gatherv to ${root}`, (ch) => gathervSteps(ch, sendbuf, recvbuf, recvCounts, displs, root, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** Block r of `root`'s `sendbuf` to rank r (MPI_Scatter); IN_PLACE as the root's recvbuf. */
+  scatter(sendbuf: ArrayBufferView | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective(`scatter from ${root}`, (ch) => scatterSteps(ch, sendbuf, recvbuf, root, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** As scatter with per-rank counts and displacements at the root (MPI_Scatterv). */
+  scatterv(sendbuf: ArrayBufferView | null, sendCounts: readonly number[] | null, displs: readonly number[] | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective(`scatterv from ${root}`, (ch) => scattervSteps(ch, sendbuf, sendCounts, displs, recvbuf, root, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** Every member's block to every member, in rank order (MPI_Allgather); IN_PLACE allowed. */
+  allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective('allgather', (ch) => allgatherSteps(ch, sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** As allgather with per-rank counts and displacements (MPI_Allgatherv). */
+  allgatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective('allgatherv', (ch) => allgathervSteps(ch, sendbuf, recvbuf, recvCounts, displs ?? null, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall); IN_PLACE allowed. */
+  alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: CollectiveOptions): Promise<void> {
+    return this.runCollective('alltoall', (ch) => alltoallSteps(ch, sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv); IN_PLACE allowed (send counts then ignored). */
+  alltoallv(
+    sendbuf: SendBuffer,
+    sendCounts: readonly number[] | null,
+    sdispls: readonly number[] | null,
+    recvbuf: ArrayBufferView,
+    recvCounts: readonly number[],
+    rdispls: readonly number[] | null,
+    options?: CollectiveOptions,
+  ): Promise<void> {
+    return this.runCollective('alltoallv', (ch) => alltoallvSteps(ch, sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, requireOptions<CollectiveOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf`, block r (the size of `recvbuf`) left at rank r (MPI_Reduce_scatter_block). */
+  reduceScatterBlock(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.runCollective('reduceScatterBlock', (ch) => reduceScatterBlockSteps(ch, sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** `op` over every member's `sendbuf`, `recvCounts[r]` elements left at rank r (MPI_Reduce_scatter). */
+  reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options?: BufferOptions): Promise<void> {
+    return this.runCollective('reduceScatter', (ch) => reduceScatterSteps(ch, sendbuf, recvbuf, recvCounts, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Rank r gets `op` over ranks 0..r (MPI_Scan); IN_PLACE allowed. */
+  scan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.runCollective('scan', (ch) => scanSteps(ch, sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
+  /** Rank r gets `op` over ranks 0..r−1; rank 0's recvbuf is left as it was (MPI_Exscan). */
+  exscan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
+    return this.runCollective('exscan', (ch) => exscanSteps(ch, sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+  }
+
   /** As alltoallv with a datatype per block and displacements in bytes (MPI_Alltoallw); IN_PLACE allowed (the send side then ignored). */
   alltoallw(
     sendbuf: SendBuffer,

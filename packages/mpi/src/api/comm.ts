@@ -10,11 +10,9 @@ import type { MpiState } from './mpi-state.js';
 import { Request } from './request.js';
 import { Status } from './status.js';
 import { RequestCore } from '../adi/request-core.js';
-import type { CollectiveOptions } from '../coll/arguments.js';
+import { allgatherSteps } from '../coll/exchanges.js';
 import { CollChannel } from '../coll/channel.js';
-import { Collectives, type SendBuffer } from '../coll/collectives.js';
-import type { InPlace } from '../coll/in-place.js';
-import type { Op } from '../coll/op.js';
+import { Collectives } from '../coll/collectives.js';
 import type { Steps } from '../coll/schedule.js';
 import type { InterComm } from './inter-comm.js';
 import { CollectiveCalls } from './collective-calls.js';
@@ -253,7 +251,7 @@ export class Comm extends CollectiveCalls {
     return this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
   }
 
-  // ---- collectives (coll/: algorithms chosen by size; hardware barrier and bcast when usable) -
+  // ---- collectives (coll/; the rest in collective-calls.ts): hardware barrier and bcast when usable -
 
   /** Wait until every member has called (MPI_Barrier). */
   barrier(): Promise<void> {
@@ -263,84 +261,6 @@ export class Comm extends CollectiveCalls {
   /** `root`'s buffer to every member (MPI_Bcast). */
   bcast(buf: ArrayBufferView, root: number, options?: BufferOptions): Promise<void> {
     return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf` into `recvbuf` at `root` (MPI_Reduce); IN_PLACE at the root. */
-  reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`reduce to ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf` into every `recvbuf` (MPI_Allreduce); IN_PLACE allowed. */
-  allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Each member's `count` elements into `recvbuf` at `root`, in rank order (MPI_Gather); IN_PLACE at the root. */
-  gather(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, root: number, options?: CollectiveOptions): Promise<void> {
-    return this.#collective(`gather to ${root}`, (c) => c.gather(sendbuf, recvbuf, root, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** As gather with per-rank counts and displacements (in elements) at the root (MPI_Gatherv). */
-  gatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, recvCounts: readonly number[] | null, displs: readonly number[] | null, root: number, options?: CollectiveOptions): Promise<void> {
-    return this.#collective(`gatherv to ${root}`, (c) => c.gatherv(sendbuf, recvbuf, recvCounts, displs, root, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** Block r of `root`'s `sendbuf` to rank r (MPI_Scatter); IN_PLACE as the root's recvbuf. */
-  scatter(sendbuf: ArrayBufferView | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: CollectiveOptions): Promise<void> {
-    return this.#collective(`scatter from ${root}`, (c) => c.scatter(sendbuf, recvbuf, root, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** As scatter with per-rank counts and displacements at the root (MPI_Scatterv). */
-  scatterv(sendbuf: ArrayBufferView | null, sendCounts: readonly number[] | null, displs: readonly number[] | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: CollectiveOptions): Promise<void> {
-    return this.#collective(`scatterv from ${root}`, (c) => c.scatterv(sendbuf, sendCounts, displs, recvbuf, root, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** Every member's block to every member, in rank order (MPI_Allgather); IN_PLACE allowed. */
-  allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: CollectiveOptions): Promise<void> {
-    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** As allgather with per-rank counts and displacements (MPI_Allgatherv). */
-  allgatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options?: CollectiveOptions): Promise<void> {
-    return this.#collective('allgatherv', (c) => c.allgatherv(sendbuf, recvbuf, recvCounts, displs ?? (null as never), requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall); IN_PLACE allowed. */
-  alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: CollectiveOptions): Promise<void> {
-    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv); IN_PLACE allowed (send counts then ignored). */
-  alltoallv(
-    sendbuf: SendBuffer,
-    sendCounts: readonly number[] | null,
-    sdispls: readonly number[] | null,
-    recvbuf: ArrayBufferView,
-    recvCounts: readonly number[],
-    rdispls: readonly number[] | null,
-    options?: CollectiveOptions,
-  ): Promise<void> {
-    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, requireOptions<CollectiveOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf`, block r (the size of `recvbuf`) left at rank r (MPI_Reduce_scatter_block). */
-  reduceScatterBlock(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('reduceScatterBlock', (c) => c.reduceScatterBlock(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf`, `recvCounts[r]` elements left at rank r (MPI_Reduce_scatter). */
-  reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('reduceScatter', (c) => c.reduceScatter(sendbuf, recvbuf, recvCounts, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Rank r gets `op` over ranks 0..r (MPI_Scan); IN_PLACE allowed. */
-  scan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('scan', (c) => c.scan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Rank r gets `op` over ranks 0..r−1; rank 0's recvbuf is left as it was (MPI_Exscan). */
-  exscan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('exscan', (c) => c.exscan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
   }
 
   /** Run a collective: checks first (a bad call rejects on every rank alike), and its wait named for deadlock reports. */
@@ -469,7 +389,7 @@ export class Comm extends CollectiveCalls {
     const n = this.size;
     const width = values.length;
     const all = new Int32Array(n * width);
-    await this.#collectives().allgather(Int32Array.from(values), all);
+    await this.#collectives().run((ch) => allgatherSteps(ch, Int32Array.from(values), all, {}));
     const columns: number[][] = [];
     for (let c = 0; c < width; c++) {
       const column: number[] = [];

@@ -3,14 +3,10 @@ import type { BufferOptions } from '../api/buffer-span.js';
 import { ErrorClass, MpiError } from '../api/errors.js';
 import type { MpiParameters } from '../api/mpi-parameters.js';
 import { disseminationBarrier } from './algorithms/tree.js';
-import type { CollectiveOptions } from './arguments.js';
 import type { CollChannel } from './channel.js';
-import { allgatherSteps, allgathervSteps, alltoallSteps, alltoallvSteps } from './exchanges.js';
 import type { InPlace } from './in-place.js';
-import type { Op } from './op.js';
 import { unpacked } from './packing.js';
-import { allreduceSteps, exscanSteps, reduceScatterBlockSteps, reduceScatterSteps, scanSteps } from './reductions.js';
-import { bcastBuffer, bcastBytes, gatherSteps, gathervSteps, reduceSteps, scatterSteps, scattervSteps } from './rooted.js';
+import { bcastBuffer, bcastBytes } from './rooted.js';
 import { runBlocking, ScheduleRequest, type Steps } from './schedule.js';
 
 export type SendBuffer = ArrayBufferView | InPlace;
@@ -53,8 +49,8 @@ const NONBLOCKING_TAGS = 1 << 24;
 /**
  * The collectives of one communicator (MPI-3.1 ch. 5) on its collective channel. Every algorithm is
  * a schedule (`schedule.ts`), in `rooted.ts`, `reductions.ts` and `exchanges.ts`: a blocking
- * collective runs it to the end; a nonblocking one (`start`) runs it on the tag of its sequence
- * number, advanced by completions. Barrier and bcast use the hardware when usable (blocking only).
+ * collective runs it to the end (`run`); a nonblocking one (`start`) runs it on the tag of its
+ * sequence number, advanced by completions. Blocking barrier and bcast use the hardware when usable.
  */
 export class Collectives {
   #hw: { ext: HwCollectives; usable: boolean } | null | undefined;
@@ -175,71 +171,5 @@ export class Collectives {
       );
     }
     return usable ? this.#hw!.ext : undefined;
-  }
-
-  // ---- the others: their schedules run to the end -------------------------------------------
-
-  reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options: BufferOptions = {}): Promise<void> {
-    return runBlocking(reduceSteps(this.ch, sendbuf, recvbuf, op, root, options));
-  }
-
-  allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options: BufferOptions = {}): Promise<void> {
-    return runBlocking(allreduceSteps(this.ch, sendbuf, recvbuf, op, options));
-  }
-
-  reduceScatterBlock(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options: BufferOptions = {}): Promise<void> {
-    return runBlocking(reduceScatterBlockSteps(this.ch, sendbuf, recvbuf, op, options));
-  }
-
-  reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options: BufferOptions = {}): Promise<void> {
-    return runBlocking(reduceScatterSteps(this.ch, sendbuf, recvbuf, recvCounts, op, options));
-  }
-
-  scan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options: BufferOptions = {}): Promise<void> {
-    return runBlocking(scanSteps(this.ch, sendbuf, recvbuf, op, options));
-  }
-
-  exscan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options: BufferOptions = {}): Promise<void> {
-    return runBlocking(exscanSteps(this.ch, sendbuf, recvbuf, op, options));
-  }
-
-  gather(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, root: number, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(gatherSteps(this.ch, sendbuf, recvbuf, root, options));
-  }
-
-  gatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, recvCounts: readonly number[] | null, displs: readonly number[] | null, root: number, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(gathervSteps(this.ch, sendbuf, recvbuf, recvCounts, displs, root, options));
-  }
-
-  scatter(sendbuf: ArrayBufferView | null, recvbuf: ArrayBufferView | InPlace, root: number, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(scatterSteps(this.ch, sendbuf, recvbuf, root, options));
-  }
-
-  scatterv(sendbuf: ArrayBufferView | null, sendCounts: readonly number[] | null, displs: readonly number[] | null, recvbuf: ArrayBufferView | InPlace, root: number, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(scattervSteps(this.ch, sendbuf, sendCounts, displs, recvbuf, root, options));
-  }
-
-  allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(allgatherSteps(this.ch, sendbuf, recvbuf, options));
-  }
-
-  allgatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(allgathervSteps(this.ch, sendbuf, recvbuf, recvCounts, displs, options));
-  }
-
-  alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options: CollectiveOptions = {}): Promise<void> {
-    return runBlocking(alltoallSteps(this.ch, sendbuf, recvbuf, options));
-  }
-
-  alltoallv(
-    sendbuf: SendBuffer,
-    sendCounts: readonly number[] | null,
-    sdispls: readonly number[] | null,
-    recvbuf: ArrayBufferView,
-    recvCounts: readonly number[],
-    rdispls: readonly number[] | null,
-    options: CollectiveOptions = {},
-  ): Promise<void> {
-    return runBlocking(alltoallvSteps(this.ch, sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, options));
   }
 }
