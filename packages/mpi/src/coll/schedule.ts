@@ -31,10 +31,25 @@ export async function runBlocking(steps: Steps): Promise<void> {
   }
 }
 
-/** Wait for every request; the first failure rejects (after all have settled). */
-export async function settled(requests: readonly RequestCore[]): Promise<void> {
-  const outcomes = await Promise.allSettled(requests.map((r) => r.wait()));
-  for (const s of outcomes) if (s.status === 'rejected') throw s.reason;
+/**
+ * Wait for every request; the first failure (in round order) rejects, after all have settled. One
+ * promise for the round, resolved by a countdown, not one per request and an allSettled over them.
+ */
+export function settled(requests: readonly RequestCore[]): Promise<void> {
+  let left = 0;
+  for (const r of requests) if (!r.done) left++;
+  if (left === 0) return outcome(requests);
+  return new Promise<void>((resolve, reject) => {
+    const countDown = (): void => {
+      if (--left === 0) outcome(requests).then(resolve, reject);
+    };
+    for (const r of requests) if (!r.done) r.onDone(countDown);
+  });
+}
+
+function outcome(requests: readonly RequestCore[]): Promise<void> {
+  for (const r of requests) if (r.error !== undefined) return Promise.reject(r.error);
+  return Promise.resolve();
 }
 
 /**
