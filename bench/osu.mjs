@@ -13,9 +13,10 @@
 // bytecode it has run).
 // Collectives (osu_barrier, osu_bcast, osu_allreduce; all ranks): the average latency over
 // iterations, the maximum over ranks, median over rounds. On a simulated provider the times are
-// virtual (deterministic).
+// virtual (deterministic). Nonblocking collectives (osu_iallreduce, osu_ibcast, osu_ialltoall):
+// OSU's overall / compute / pure communication / overlap figures (bench/lib/osu-nonblocking.mjs).
 //
-//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce] [--warmup S]
+//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce,iallreduce,ibcast,ialltoall] [--warmup S]
 //
 // It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
 import { Mpi, Op, Request } from '@dapl/mpi';
@@ -24,17 +25,23 @@ import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
 import { benchOptions } from './lib/options.mjs';
+import { NONBLOCKING_TESTS, nonblockingCollectives } from './lib/osu-nonblocking.mjs';
 
 const HELP = `usage: node bench/osu.mjs [options]
 
 osu_latency, osu_bw (window 64) and osu_bibw on @dapl/mpi between ranks 0 and 1, beside DAT
 send/recv on the same IA in the same job, OSU output format with the MPI/DAT ratio per size (the
 median of the ratios of the round pairs, each MPI round beside the DAT round after it); and
-osu_barrier, osu_bcast, osu_allreduce over all ranks.
+osu_barrier, osu_bcast, osu_allreduce over all ranks; osu_iallreduce, osu_ibcast, osu_ialltoall
+(overall, compute, pure communication time and overlap, the compute in yielding steps: charged to
+the rank's clock on a simulated provider, busy wall-clock time on tcp).
 
   --provider KEY     tcp (default; processes), ib, lapi, combuf (virtual time)
   -n N               ranks (default 2; 2 to 16 for the collectives)
-  --only LIST        comma-separated: latency,bw,bibw,barrier,bcast,allreduce (default latency,bw,bibw)
+  --only LIST        comma-separated: latency,bw,bibw,barrier,bcast,allreduce,iallreduce,ibcast,
+                     ialltoall (default latency,bw,bibw)
+  --steps N          pieces the nonblocking tests' compute is done in, yielding to the event loop
+                     after each (default 10; 1: compute without yielding)
   --min-size BYTES   smallest message (default 1)
   --max-size BYTES   largest message (default 4194304)
   --rounds N         alternating MPI / DAT rounds per size (default 5; 1 on a simulated provider)
@@ -59,11 +66,12 @@ const options = {
   rounds: { type: 'string' },
   warmup: { type: 'string' },
   window: { type: 'string', default: '64' },
+  steps: { type: 'string', default: '10' },
   quick: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
 };
 const { values, check, integer } = benchOptions('osu', HELP, options);
-for (const [name, min] of [['min-size', 0], ['max-size', 0], ['window', 1], ['ranks', 1], ['rounds', 1]]) integer(name, min);
+for (const [name, min] of [['min-size', 0], ['max-size', 0], ['window', 1], ['ranks', 1], ['rounds', 1], ['steps', 1]]) integer(name, min);
 check('warmup', (v) => v !== '' && Number(v) >= 0 && Number(v) <= 600, 'be a number of seconds from 0 to 600');
 
 async function benchmark() {
@@ -137,6 +145,11 @@ async function benchmark() {
   const dat = pointToPoint && world.size >= 2 ? await DatPair.start(mpi, maxSize, window) : undefined;
   if (pointToPoint && paired) await runPointToPoint();
   await collectives();
+  const nonblocking = NONBLOCKING_TESTS.filter((k) => only.has(k));
+  if (nonblocking.length > 0) {
+    const collSizes = sizes.filter((x) => x <= Math.min(maxSize, 1 << 20));
+    await nonblockingCollectives(mpi, { kinds: nonblocking, sizes: collSizes, iterations, rounds, steps: Number(values.steps), simulated });
+  }
   async function runPointToPoint() {
   const peer = 1 - rank;
   const header = (title, unit) => {

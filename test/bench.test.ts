@@ -108,7 +108,25 @@ describe('bench/osu.mjs', () => {
     expect(ran.stdout).toMatch(/^\s+[0-9.]+$/m);
   });
 
+  it("prints the nonblocking tests in OSU's format: overall, compute, pure communication time and overlap per size, in virtual time", async () => {
+    const ran = await bench(['bench/osu.mjs', '--provider', 'lapi', '-n', '4', '--only', 'iallreduce,ibcast,ialltoall', '--max-size', '64', '--min-size', '16']);
+    expect(ran.code, ran.stderr).toBe(0);
+    for (const name of ['Allreduce', 'Broadcast', 'All-to-All']) {
+      expect(ran.stdout).toMatch(new RegExp(`^# OSU MPI Non-blocking ${name} Latency Test \\(dapl\\.ts @dapl/mpi, provider lapi, virtual time, 4 ranks, compute in 10 yielding steps\\)$`, 'm'));
+    }
+    const rows = [...ran.stdout.matchAll(new RegExp(`^(16|32|64)${NUMBER.repeat(4)}$`, 'gm'))];
+    expect(rows, ran.stdout).toHaveLength(9);
+    for (const row of rows) {
+      const [overall, compute, pure, overlap] = row.slice(2).map(Number);
+      expect(pure).toBeGreaterThan(0);
+      expect(compute).toBeGreaterThanOrEqual(pure * 0.99); // the compute is as long as the pure communication
+      expect(overall).toBeGreaterThanOrEqual(compute);
+      expect(overlap).toBeCloseTo(Math.max(0, 100 - (100 * (overall - compute)) / pure), 0);
+    }
+  });
+
   it('answers a bad option with exit 2 and names it', async () => {
+    await expectRefused(['bench/osu.mjs', '--steps=0'], "--steps must be an integer >= 1, got '0'");
     await expectRefused(['bench/osu.mjs', '--warmup=-1'], "--warmup must be a number of seconds from 0 to 600, got '-1'");
     await expectRefused(['bench/osu.mjs', '--window=0'], "--window must be an integer >= 1, got '0'");
     await expectRefused(['bench/osu.mjs', '--bogus'], "Unknown option '--bogus'");

@@ -17,9 +17,11 @@
  * ```
  */
 export { ErrorClass, MpiError, isMpiError, type InStatusEntry, type MpiErrorOptions } from './api/errors.js';
-export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB } from './api/constants.js';
+export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB, ROOT } from './api/constants.js';
 export { Mpi, type MpiInitOptions } from './api/mpi.js';
 export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';
+export { InterComm } from './api/inter-comm.js';
+export type { CollectiveOptions } from './coll/arguments.js';
 export { Request } from './api/request.js';
 export { PersistentRequest } from './api/persistent-request.js';
 export { SPLIT_TYPE_SHARED } from './api/split-type.js';

@@ -120,3 +120,44 @@ describe('Op: every predefined op on every type it applies to', () => {
     expect(() => Op.SUM.free()).toThrowError(/cannot be freed/);
   });
 });
+
+describe('Op.reduceLocal (MPI_Reduce_local)', () => {
+  it('leaves inbuf op inoutbuf in inoutbuf: predefined ops, a count, a strided type (gaps untouched), MINLOC pairs, inbuf as the left operand', () => {
+    const inout = new Float64Array([1, 5, 3]);
+    Op.MAX.reduceLocal(new Float64Array([4, 2, 9]), inout);
+    expect([...inout]).toEqual([4, 5, 9]);
+    const partial = new Int16Array([1, 1, 1]);
+    Op.SUM.reduceLocal(new Int16Array([5, 5, 5]), partial, { count: 2 });
+    expect([...partial]).toEqual([6, 6, 1]);
+    const every2nd = Datatype.resized(Datatype.vector(1, 1, 2, Datatype.INT32), 0, 8).commit();
+    const sparse = new Int32Array([2, -1, 3, -1]);
+    Op.PROD.reduceLocal(new Int32Array([10, 0, 10, 0]), sparse, { datatype: every2nd, count: 2 });
+    expect([...sparse]).toEqual([20, -1, 30, -1]);
+    const pairs = new Int32Array([7, 0, 1, 1]); // (value, index) pairs
+    Op.MINLOC.reduceLocal(new Int32Array([7, 3, 0, 2]), pairs, { datatype: Datatype.TWO_INT });
+    expect([...pairs]).toEqual([7, 0, 0, 2]);
+    const order: number[] = [];
+    const first = Op.create((a) => order.push(a[0] as number), false);
+    first.reduceLocal(new Int32Array([11]), new Int32Array([22]));
+    expect(order).toEqual([11]);
+  });
+
+  it('refuses an op the type does not allow, a freed op, a non-buffer and an inoutbuf too small, each naming the argument', () => {
+    const cases: [() => void, ErrorClass, string][] = [
+      [() => Op.LAND.reduceLocal(new Float32Array(2), new Float32Array(2)), ErrorClass.ERR_OP, 'op'],
+      [() => Op.SUM.reduceLocal(new Int32Array(2), 'x' as never), ErrorClass.ERR_BUFFER, 'inoutbuf'],
+      [() => Op.SUM.reduceLocal(new Int32Array(4), new Int32Array(2)), ErrorClass.ERR_BUFFER, 'inoutbuf'],
+      [() => Op.SUM.reduceLocal(new Int32Array(4), new Int32Array(4), { count: -1 }), ErrorClass.ERR_COUNT, 'count'],
+    ];
+    for (const [call, errorClass, argument] of cases) {
+      try {
+        call();
+        expect.unreachable(`${argument}: no error`);
+      } catch (error) {
+        expect(error).toBeInstanceOf(MpiError);
+        expect((error as MpiError).errorClass).toBe(errorClass);
+        expect((error as MpiError).argument).toBe(argument);
+      }
+    }
+  });
+});

@@ -14,10 +14,12 @@ import type { MpiState } from './mpi-state.js';
 import { Request } from './request.js';
 import { Status } from './status.js';
 import { RequestCore } from '../adi/request-core.js';
+import { allgatherSteps } from '../coll/exchanges.js';
 import { CollChannel } from '../coll/channel.js';
-import { Collectives, type SendBuffer } from '../coll/collectives.js';
-import type { InPlace } from '../coll/in-place.js';
-import type { Op } from '../coll/op.js';
+import { Collectives } from '../coll/collectives.js';
+import type { Steps } from '../coll/schedule.js';
+import type { InterComm } from './inter-comm.js';
+import { CollectiveCalls } from './collective-calls.js';
 
 /** MPI's C int, which colours and keys are on the wire. */
 const INT32_MAX = 2 ** 31 - 1;
@@ -47,18 +49,22 @@ const MODES: Readonly<Record<string, SendMode>> = {
  * communicator's. Blocking calls return promises; non-blocking ones return a `Request` at once.
  * Ranks, tags and counts are checked before anything moves; errors are `MpiError`s.
  */
-export class Comm {
+export class Comm extends CollectiveCalls {
   readonly #state: MpiState;
   readonly #group: Group;
+  /** The group that ranks of point-to-point calls name: the remote group of an intercommunicator, else the group. */
+  readonly #peers: Group;
   readonly #context: number;
   #name: string;
   #freed = false;
   #coll: Collectives | undefined;
 
-  /** @internal Communicators come from `mpi.world`, `mpi.self`, `dup`, `split` and `create`. */
-  constructor(state: MpiState, group: Group, context: number, name: string) {
+  /** @internal Communicators come from `mpi.world`, `mpi.self`, `dup`, `split`, `create` and `intercommCreate` (with `remote`). */
+  constructor(state: MpiState, group: Group, context: number, name: string, remote?: Group) {
+    super();
     this.#state = state;
     this.#group = group;
+    this.#peers = remote ?? group;
     this.#context = context;
     this.#name = name;
   }
@@ -142,7 +148,7 @@ export class Comm {
     if (mode === undefined) {
       throw new MpiError(ErrorClass.ERR_ARG, `options.mode must be 'standard', 'synchronous', 'ready' or 'buffered', got ${describeValue(o.mode)}`, { argument: 'options.mode' });
     }
-    const to = requireDest(dest, this.size, 'dest');
+    const to = requireDest(dest, this.#peers.size, 'dest');
     const t = requireTag(tag, 'tag');
     const span = bufferSpan(buf, o, 'buf');
     if (to === PROC_NULL) return completed(Status.EMPTY);
@@ -150,7 +156,7 @@ export class Comm {
   }
 
   #startSend(span: BufferSpan, dest: number, tag: number, mode: SendMode, context: number, blocking = false): Request {
-    const peer = this.#group.worldRanks[dest];
+    const peer = this.#peers.worldRanks[dest];
     if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode, blocking), undefined, this.#state.job.runtime);
     // Buffered: pack into the attached buffer, send the copy in standard mode, free the copy when sent.
     const attached = this.#state.attached;
@@ -177,7 +183,7 @@ export class Comm {
   irecv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Request {
     this.#check();
     const o = requireOptions<RecvOptions>(options, 'options');
-    const from = requireSource(source, this.size, 'source');
+    const from = requireSource(source, this.#peers.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     const span = bufferSpan(buf, o, 'buf');
     if (from === PROC_NULL) {
@@ -190,7 +196,7 @@ export class Comm {
 
   /** The world rank of communicator rank `source`; undefined for ANY_SOURCE. */
   #peerOf(source: number): number | undefined {
-    return source === ANY_SOURCE ? undefined : this.#group.worldRanks[source];
+    return source === ANY_SOURCE ? undefined : this.#peers.worldRanks[source];
   }
 
   #startRecv(span: BufferSpan, source: number, tag: number, context: number): Request {
@@ -228,7 +234,7 @@ export class Comm {
   async sendrecvReplace(buf: ArrayBufferView, dest: number, sendtag: number, source = ANY_SOURCE, recvtag = ANY_TAG, options?: BufferOptions): Promise<Status> {
     this.#check();
     const o = requireOptions<BufferOptions>(options, 'options');
-    const to = requireDest(dest, this.size, 'dest');
+    const to = requireDest(dest, this.#peers.size, 'dest');
     const t = requireTag(sendtag, 'sendtag');
     const span = bufferSpan(buf, o, 'buf');
     const packed = new Uint8Array(span.size);
@@ -245,7 +251,7 @@ export class Comm {
   /** The status of a message that could be received now (MPI_Iprobe), or undefined. */
   iprobe(source = ANY_SOURCE, tag = ANY_TAG): Status | undefined {
     this.#check();
-    const from = requireSource(source, this.size, 'source');
+    const from = requireSource(source, this.#peers.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
     return this.#state.p2p.iprobe(this.#context, from, t, this.#peerOf(from));
@@ -254,13 +260,13 @@ export class Comm {
   /** Wait until a matching message can be received (MPI_Probe); its status has the size to receive. */
   async probe(source = ANY_SOURCE, tag = ANY_TAG): Promise<Status> {
     this.#check();
-    const from = requireSource(source, this.size, 'source');
+    const from = requireSource(source, this.#peers.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
     return this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
   }
 
-  // ---- collectives (coll/: algorithms chosen by size; hardware barrier and bcast when usable) -
+  // ---- collectives (coll/; the rest in collective-calls.ts): hardware barrier and bcast when usable -
 
   /** Wait until every member has called (MPI_Barrier). */
   barrier(): Promise<void> {
@@ -272,84 +278,6 @@ export class Comm {
     return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options')));
   }
 
-  /** `op` over every member's `sendbuf` into `recvbuf` at `root` (MPI_Reduce); IN_PLACE at the root. */
-  reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`reduce to ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf` into every `recvbuf` (MPI_Allreduce); IN_PLACE allowed. */
-  allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Each member's `count` elements into `recvbuf` at `root`, in rank order (MPI_Gather); IN_PLACE at the root. */
-  gather(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`gather to ${root}`, (c) => c.gather(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** As gather with per-rank counts and displacements (in elements) at the root (MPI_Gatherv). */
-  gatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, recvCounts: readonly number[] | null, displs: readonly number[] | null, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`gatherv to ${root}`, (c) => c.gatherv(sendbuf, recvbuf, recvCounts, displs, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Block r of `root`'s `sendbuf` to rank r (MPI_Scatter); IN_PLACE as the root's recvbuf. */
-  scatter(sendbuf: ArrayBufferView | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`scatter from ${root}`, (c) => c.scatter(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** As scatter with per-rank counts and displacements at the root (MPI_Scatterv). */
-  scatterv(sendbuf: ArrayBufferView | null, sendCounts: readonly number[] | null, displs: readonly number[] | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`scatterv from ${root}`, (c) => c.scatterv(sendbuf, sendCounts, displs, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Every member's block to every member, in rank order (MPI_Allgather); IN_PLACE allowed. */
-  allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
-    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** As allgather with per-rank counts and displacements (MPI_Allgatherv). */
-  allgatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options?: BufferOptions): Promise<void> {
-    return this.#collective('allgatherv', (c) => c.allgatherv(sendbuf, recvbuf, recvCounts, displs ?? (null as never), requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall); IN_PLACE allowed. */
-  alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
-    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv); IN_PLACE allowed (send counts then ignored). */
-  alltoallv(
-    sendbuf: SendBuffer,
-    sendCounts: readonly number[] | null,
-    sdispls: readonly number[] | null,
-    recvbuf: ArrayBufferView,
-    recvCounts: readonly number[],
-    rdispls: readonly number[] | null,
-    options?: BufferOptions,
-  ): Promise<void> {
-    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf`, block r (the size of `recvbuf`) left at rank r (MPI_Reduce_scatter_block). */
-  reduceScatterBlock(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('reduceScatterBlock', (c) => c.reduceScatterBlock(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** `op` over every member's `sendbuf`, `recvCounts[r]` elements left at rank r (MPI_Reduce_scatter). */
-  reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('reduceScatter', (c) => c.reduceScatter(sendbuf, recvbuf, recvCounts, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Rank r gets `op` over ranks 0..r (MPI_Scan); IN_PLACE allowed. */
-  scan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('scan', (c) => c.scan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
-  /** Rank r gets `op` over ranks 0..r−1; rank 0's recvbuf is left as it was (MPI_Exscan). */
-  exscan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('exscan', (c) => c.exscan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
-  }
-
   /** Run a collective: checks first (a bad call rejects on every rank alike), and its wait named for deadlock reports. */
   async #collective(what: string, body: (c: Collectives) => Promise<void>): Promise<void> {
     this.#check();
@@ -359,12 +287,52 @@ export class Comm {
   }
 
   #collectives(): Collectives {
+    if (this.#peers !== this.#group) throw new MpiError(ErrorClass.ERR_COMM, `${this.#name} is an intercommunicator: this collective is defined on intracommunicators only`, { argument: 'comm' });
     if (this.#coll === undefined) {
       const members = this.#group.worldRanks;
-      const channel = new CollChannel(this.#state.p2p, this.#context + 1, members, this.rank, this.#state.job.runtime.clock);
-      this.#coll = new Collectives({ state: this.#state, channel, name: this.#name, members });
+      const channel = new CollChannel(this.#state.p2p, this.#context + 1, members, this.rank, this.#state.job.runtime.clock, this.#name);
+      this.#coll = new Collectives({ state: this.#state, channel, members });
     }
     return this.#coll;
+  }
+
+  // ---- nonblocking collectives, alltoallw (collective-calls.ts), intercommunicators (inter-comm.ts) ----
+
+  /** @internal Start a nonblocking collective's schedule. */
+  protected startCollective(what: string, steps: (ch: CollChannel) => Steps): Request {
+    this.#check();
+    return new Request(this.#collectives().start(what, steps), undefined, this.#state.job.runtime);
+  }
+
+  /** @internal Run a blocking collective's schedule. */
+  protected runCollective(what: string, steps: (ch: CollChannel) => Steps): Promise<void> {
+    return this.#collective(what, (c) => c.run(steps));
+  }
+
+  /**
+   * An intercommunicator between this communicator's group and another, disjoint one
+   * (MPI_Intercomm_create): the two leaders meet on `peerComm` (significant at `localLeader` only)
+   * with `tag`. Collective over both groups.
+   */
+  async intercommCreate(localLeader: number, peerComm: Comm | null, remoteLeader: number, tag: number): Promise<InterComm> {
+    this.#check();
+    return this.#state.intercomms!.create(this.#state, this, localLeader, peerComm, remoteLeader, tag);
+  }
+
+  /** Whether this is an intercommunicator (MPI_Comm_test_inter). */
+  get isInter(): boolean {
+    return this.#peers !== this.#group;
+  }
+
+  /** An intercommunicator's remote group (MPI_Comm_remote_group); ERR_COMM on an intracommunicator. */
+  get remoteGroup(): Group {
+    if (!this.isInter) throw new MpiError(ErrorClass.ERR_COMM, `${this.#name} is an intracommunicator: it has no remote group`, { argument: 'comm' });
+    return this.#peers;
+  }
+
+  /** The remote group's size (MPI_Comm_remote_size); ERR_COMM on an intracommunicator. */
+  get remoteSize(): number {
+    return this.remoteGroup.size;
   }
 
   // ---- communicators ------------------------------------------------------------------------
@@ -497,7 +465,7 @@ export class Comm {
     const n = this.size;
     const width = values.length;
     const all = new Int32Array(n * width);
-    await this.#collectives().allgather(Int32Array.from(values), all);
+    await this.#collectives().run((ch) => allgatherSteps(ch, Int32Array.from(values), all, {}));
     const columns: number[][] = [];
     for (let c = 0; c < width; c++) {
       const column: number[] = [];

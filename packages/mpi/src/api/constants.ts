@@ -8,3 +8,5 @@ export const PROC_NULL = -2;
 export const UNDEFINED = -32766;
 /** The largest tag (MPI_TAG_UB): tags travel as int32. */
 export const TAG_UB = 0x7fffffff;
+/** The root of an intercommunicator's rooted collective, passed by the root itself; the rest of its group passes PROC_NULL (MPI_ROOT). */
+export const ROOT = -3;

@@ -6,12 +6,21 @@ import type { Device } from '../device/device.js';
 import type { AttachedBuffer } from './attached-buffer.js';
 import type { Comm } from './comm.js';
 import type { Topologies } from './topologies.js';
+import type { InterComm } from './inter-comm.js';
 import { ErrorClass, MpiError } from './errors.js';
 
 /** Context ids: world uses 0 (point-to-point) and 1 (collective), self 2 and 3; new communicators take the next even id. */
 export const WORLD_CONTEXT = 0;
 export const SELF_CONTEXT = 2;
 export const FIRST_FREE_CONTEXT = 4;
+
+/**
+ * What makes intercommunicators (`createIntercomm`), given by `Mpi` so that `Comm` reaches its
+ * subclass `InterComm` without importing it (a module cycle through a base class breaks loading).
+ */
+export interface InterCommFactory {
+  create(state: MpiState, comm: Comm, localLeader: number, peerComm: Comm | null, remoteLeader: number, tag: number): Promise<InterComm>;
+}
 
 /** One rank's MPI library state, shared by its communicators. */
 export class MpiState {
@@ -21,6 +30,7 @@ export class MpiState {
   finalized = false;
   world: Comm | undefined = undefined;
   self: Comm | undefined = undefined;
+  intercomms: InterCommFactory | undefined = undefined;
   readonly collCounters: CollCounters = { hwBarriers: 0, swBarriers: 0, hwBcasts: 0, swBcasts: 0 };
   /** The registered buffer hardware broadcasts go through (made on first use). */
   hwSegment: Lmr | undefined = undefined;

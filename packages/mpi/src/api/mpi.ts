@@ -3,6 +3,7 @@ import { createMpiModule } from '../mpi-module.js';
 import { MpiDevice, PointToPoint } from '../tokens.js';
 import { AttachedBuffer } from './attached-buffer.js';
 import { Comm } from './comm.js';
+import { createIntercomm } from './intercomm-create.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { Group } from './group.js';
 import { MPI_PARAMETERS, type MpiParameters } from './mpi-parameters.js';
@@ -47,6 +48,7 @@ export class Mpi {
     this.self = new Comm(state, new Group([me], me), SELF_CONTEXT, 'self');
     state.world = this.world;
     state.self = this.self;
+    state.intercomms = { create: createIntercomm };
   }
 
   /** Join the job (MPI_Init). Once per rank: a second call, or one after `finalize`, is ERR_OTHER. */

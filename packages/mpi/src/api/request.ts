@@ -301,6 +301,8 @@ function describe(core: RequestCore): string {
     const from = core.source === ANY_SOURCE ? 'any source' : `rank ${core.source}`;
     return `MPI recv from ${from} tag ${core.tag === ANY_TAG ? 'any' : core.tag} (context ${core.context})`;
   }
+  // A nonblocking collective names itself (ScheduleRequest.what: `MPI ibcast on world`).
+  if ('what' in core && typeof core.what === 'string') return core.what;
   return 'an MPI request';
 }
 

@@ -1,5 +1,7 @@
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
-import type { BasicKind, Datatype } from '../datatype/index.js';
+import { bufferSpan, type BufferOptions } from '../api/buffer-span.js';
+import { Datatype, datatypeOf, unpackRange, type BasicKind } from '../datatype/index.js';
+import { packed } from './packing.js';
 
 /** A typed view of packed elements a user function receives for a predefined basic type. */
 export type ElementArray = Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array | BigInt64Array | BigUint64Array | Float32Array | Float64Array;
@@ -170,6 +172,23 @@ export class Op {
   free(): void {
     if (this.predefined) throw new MpiError(ErrorClass.ERR_OP, `predefined op ${this.name} cannot be freed`, { argument: 'op' });
     this.#freed = true;
+  }
+
+  /**
+   * `inoutbuf = inbuf op inoutbuf`, element by element, in this process (MPI_Reduce_local):
+   * `count` elements of `datatype` (both default from `inbuf`). As every local computation of the
+   * program, it is not charged to a simulated rank's clock: no communicator names the rank.
+   */
+  reduceLocal(inbuf: ArrayBufferView, inoutbuf: ArrayBufferView, options: BufferOptions = {}): void {
+    const datatype = options.datatype ?? datatypeOf(inbuf, 'inbuf');
+    if (!(datatype instanceof Datatype)) throw new MpiError(ErrorClass.ERR_TYPE, `datatype must be a Datatype, got ${describeValue(datatype)}`, { argument: 'datatype' });
+    this.check(datatype);
+    const input = bufferSpan(inbuf, { datatype, count: options.count }, 'inbuf');
+    const inout = bufferSpan(inoutbuf, { datatype, count: input.count }, 'inoutbuf');
+    const a = packed(input, true);
+    const b = packed(inout, true);
+    this.apply(a, b, input.count, datatype);
+    if (!inout.program.contiguous && inout.size > 0) unpackRange(inout.program, inout.count, inout.bytes, inout.offset, 0, b, 0, inout.size);
   }
 
   /** @internal Throws ERR_OP unless this op can reduce `datatype` (checked before anything moves). */

@@ -5,7 +5,7 @@ import { requireCount, requireOptions } from '../api/check.js';
 import { PROC_NULL } from '../api/constants.js';
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
 import type { CollChannel } from '../coll/channel.js';
-import { waitAll } from '../coll/channel.js';
+import { settled as waitAll } from '../coll/schedule.js';
 import { packRange, unpackRange } from '../datatype/index.js';
 
 /** Options of the neighbour collectives: one datatype and count for both sides, or each side its own. */
@@ -29,7 +29,8 @@ export interface Neighborhood {
 }
 
 /** Tags of neighbour traffic on the collective context, above those of the other collectives. */
-export const NEIGHBOR_TAG = 1 << 20;
+// Above the nonblocking collectives' tags (64 + sequence mod 2^24, coll/collectives.ts) and the blocking algorithms' own.
+export const NEIGHBOR_TAG = 1 << 25;
 
 /** A buffer as blocks: block k is `counts[k]` elements of the span's type from element `displs[k]`. */
 interface Blocks {

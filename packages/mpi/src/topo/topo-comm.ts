@@ -70,7 +70,7 @@ export abstract class TopoComm extends Comm {
   async #run(what: string, body: (ch: CollChannel) => Promise<void>): Promise<void> {
     this.mpiState.requireActive();
     if (this.freed) throw new MpiError(ErrorClass.ERR_COMM, `${this.name} has been freed`, { argument: 'comm' });
-    this.#channel ??= new CollChannel(this.mpiState.p2p, this.context + 1, this.group.worldRanks, this.rank, this.mpiState.job.runtime.clock);
+    this.#channel ??= new CollChannel(this.mpiState.p2p, this.context + 1, this.group.worldRanks, this.rank, this.mpiState.job.runtime.clock, this.name);
     const run = body(this.#channel);
     const runtime = this.mpiState.job.runtime;
     await (runtime.declareWait === undefined ? run : runtime.declareWait(`MPI ${what} on ${this.name}`, run));

@@ -1,6 +1,7 @@
 import type { Datatype } from '../../datatype/index.js';
 import type { CollChannel } from '../channel.js';
 import type { Op } from '../op.js';
+import type { Steps } from '../schedule.js';
 import { CollTag } from './tree.js';
 
 /** `count` elements cut into `parts` blocks whose sizes differ by at most one: block b's first element and length. */
@@ -19,7 +20,7 @@ export function blocks(count: number, parts: number): { start(b: number): number
  * odd ranks hand the result back. Combining always puts the lower ranks' data first, so any
  * associative op works. Cost (⌈log₂ p⌉ + 2) · (α + nβ + nγ) at most: for short messages.
  */
-export async function recursiveDoublingAllreduce(ch: CollChannel, data: Uint8Array, count: number, datatype: Datatype, op: Op): Promise<void> {
+export function* recursiveDoublingAllreduce(ch: CollChannel, data: Uint8Array, count: number, datatype: Datatype, op: Op): Steps {
   const { rank, size } = ch;
   if (size === 1) return;
   const tmp = new Uint8Array(data.length);
@@ -29,10 +30,10 @@ export async function recursiveDoublingAllreduce(ch: CollChannel, data: Uint8Arr
   let newrank: number;
   if (rank < 2 * rem) {
     if (rank % 2 === 0) {
-      await ch.send(data, rank + 1, CollTag.ALLREDUCE);
+      yield ch.isend(data, rank + 1, CollTag.ALLREDUCE);
       newrank = -1;
     } else {
-      await ch.recv(tmp, rank - 1, CollTag.ALLREDUCE);
+      yield ch.irecv(tmp, rank - 1, CollTag.ALLREDUCE);
       op.apply(tmp, data, count, datatype); // data = lower (rank − 1) op mine
       ch.clock.chargeCopy(data.length);
       newrank = rank >> 1;
@@ -42,7 +43,7 @@ export async function recursiveDoublingAllreduce(ch: CollChannel, data: Uint8Arr
     for (let mask = 1; mask < pof2; mask <<= 1) {
       const newdst = newrank ^ mask;
       const dst = newdst < rem ? newdst * 2 + 1 : newdst + rem;
-      await ch.sendrecv(data, dst, tmp, dst, CollTag.ALLREDUCE);
+      yield ch.exchange(data, dst, tmp, dst, CollTag.ALLREDUCE);
       if (dst < rank || op.commute) op.apply(tmp, data, count, datatype);
       else {
         op.apply(data, tmp, count, datatype); // tmp = mine op higher
@@ -52,8 +53,8 @@ export async function recursiveDoublingAllreduce(ch: CollChannel, data: Uint8Arr
     }
   }
   if (rank < 2 * rem) {
-    if (rank % 2 === 1) await ch.send(data, rank - 1, CollTag.ALLREDUCE);
-    else await ch.recv(data, rank + 1, CollTag.ALLREDUCE);
+    if (rank % 2 === 1) yield ch.isend(data, rank - 1, CollTag.ALLREDUCE);
+    else yield ch.irecv(data, rank + 1, CollTag.ALLREDUCE);
   }
 }
 
@@ -62,11 +63,11 @@ export async function recursiveDoublingAllreduce(ch: CollChannel, data: Uint8Arr
  * rank ends with one fully reduced block) then a ring allgather (p − 1 steps). Bandwidth-optimal
  * for any p, so it needs no power-of-two fix-up: cost 2(p−1) · α + 2 · (p−1)/p · nβ + (p−1)/p · nγ.
  */
-export async function ringAllreduce(ch: CollChannel, data: Uint8Array, count: number, datatype: Datatype, op: Op): Promise<void> {
+export function* ringAllreduce(ch: CollChannel, data: Uint8Array, count: number, datatype: Datatype, op: Op): Steps {
   const size = ch.size;
   if (size === 1) return;
-  await ringReduceScatter(ch, data, count, datatype, op, blocks(count, size));
-  await ringAllgatherBlocks(ch, data, datatype.size, blocks(count, size), 1);
+  yield* ringReduceScatter(ch, data, count, datatype, op, blocks(count, size));
+  yield* ringAllgatherBlocks(ch, data, datatype.size, blocks(count, size), 1);
 }
 
 type Blocks = ReturnType<typeof blocks>;
@@ -75,7 +76,7 @@ type Blocks = ReturnType<typeof blocks>;
  * Ring reduce-scatter of `data` cut into `b` blocks (commutative ops): after p − 1 steps rank r
  * holds block (r + 1) mod p fully reduced, in place.
  */
-export async function ringReduceScatter(ch: CollChannel, data: Uint8Array, _count: number, datatype: Datatype, op: Op, b: Blocks): Promise<void> {
+export function* ringReduceScatter(ch: CollChannel, data: Uint8Array, _count: number, datatype: Datatype, op: Op, b: Blocks): Steps {
   const { rank, size } = ch;
   const e = datatype.size;
   const right = (rank + 1) % size;
@@ -87,7 +88,7 @@ export async function ringReduceScatter(ch: CollChannel, data: Uint8Array, _coun
     const out = (rank - step + size) % size;
     const into = (rank - step - 1 + size) % size;
     const incoming = tmp.subarray(0, b.length(into) * e);
-    await ch.sendrecv(data.subarray(b.start(out) * e, (b.start(out) + b.length(out)) * e), right, incoming, left, CollTag.REDUCE_SCATTER);
+    yield ch.exchange(data.subarray(b.start(out) * e, (b.start(out) + b.length(out)) * e), right, incoming, left, CollTag.REDUCE_SCATTER);
     const target = data.subarray(b.start(into) * e, (b.start(into) + b.length(into)) * e);
     op.apply(incoming, target, b.length(into), datatype);
     ch.clock.chargeCopy(target.length);
@@ -98,7 +99,7 @@ export async function ringReduceScatter(ch: CollChannel, data: Uint8Array, _coun
  * Ring allgather of blocks in place: rank r starts owning block (r + shift) mod p; after p − 1 steps
  * every rank has every block. Cost (p − 1) · α + (p−1)/p · nβ.
  */
-export async function ringAllgatherBlocks(ch: CollChannel, data: Uint8Array, elementBytes: number, b: Blocks, shift: number): Promise<void> {
+export function* ringAllgatherBlocks(ch: CollChannel, data: Uint8Array, elementBytes: number, b: Blocks, shift: number): Steps {
   const { rank, size } = ch;
   const right = (rank + 1) % size;
   const left = (rank - 1 + size) % size;
@@ -106,6 +107,6 @@ export async function ringAllgatherBlocks(ch: CollChannel, data: Uint8Array, ele
   for (let step = 0; step < size - 1; step++) {
     const out = (rank + shift - step + size) % size;
     const into = (rank + shift - step - 1 + size) % size;
-    await ch.sendrecv(slice(out), right, slice(into), left, CollTag.ALLGATHER);
+    yield ch.exchange(slice(out), right, slice(into), left, CollTag.ALLGATHER);
   }
 }

@@ -1,7 +1,8 @@
 import type { Datatype } from '../../datatype/index.js';
 import type { CollChannel } from '../channel.js';
-import { waitAll } from '../channel.js';
 import type { Op } from '../op.js';
+import type { Round, Steps } from '../schedule.js';
+import type { Status } from '../../api/status.js';
 import { CollTag } from './tree.js';
 
 /** Where each rank's block is in a buffer: byte offset and length per rank. */
@@ -19,7 +20,7 @@ export function uniformLayout(blockBytes: number): BlockLayout {
  * relative to the root) and passes them up once. Cost ⌈log₂ p⌉ · α + (p−1)/p · nβ at the root.
  * `all` (root only) receives block r of rank r at r · blockBytes; `mine` is this rank's block.
  */
-export async function binomialGather(ch: CollChannel, mine: Uint8Array, all: Uint8Array | undefined, root: number, blockBytes: number): Promise<void> {
+export function* binomialGather(ch: CollChannel, mine: Uint8Array, all: Uint8Array | undefined, root: number, blockBytes: number): Steps {
   const { rank, size } = ch;
   const relative = (rank - root + size) % size;
   let subtree = 1;
@@ -29,13 +30,13 @@ export async function binomialGather(ch: CollChannel, mine: Uint8Array, all: Uin
   tmp.set(mine);
   for (let mask = 1; mask < size; mask <<= 1) {
     if ((relative & mask) !== 0) {
-      await ch.send(tmp.subarray(0, Math.min(mask, size - relative) * blockBytes), (rank - mask + size) % size, CollTag.GATHER);
+      yield ch.isend(tmp.subarray(0, Math.min(mask, size - relative) * blockBytes), (rank - mask + size) % size, CollTag.GATHER);
       return;
     }
     const child = relative + mask;
     if (child >= size) continue;
     const n = Math.min(mask, size - child);
-    await ch.recv(tmp.subarray(mask * blockBytes, (mask + n) * blockBytes), (child + root) % size, CollTag.GATHER);
+    yield ch.irecv(tmp.subarray(mask * blockBytes, (mask + n) * blockBytes), (child + root) % size, CollTag.GATHER);
   }
   // The root: tmp holds blocks in relative order.
   for (let r = 0; r < size; r++) all!.set(tmp.subarray(r * blockBytes, (r + 1) * blockBytes), ((r + root) % size) * blockBytes);
@@ -46,7 +47,7 @@ export async function binomialGather(ch: CollChannel, mine: Uint8Array, all: Uin
  * Binomial-tree scatter (MPICH), the reverse of `binomialGather`: each rank receives its subtree's
  * blocks once and passes the children's on. Cost ⌈log₂ p⌉ · α + (p−1)/p · nβ at the root.
  */
-export async function binomialScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, blockBytes: number): Promise<void> {
+export function* binomialScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, blockBytes: number): Steps {
   const { rank, size } = ch;
   const relative = (rank - root + size) % size;
   let mask = 1;
@@ -59,39 +60,42 @@ export async function binomialScatter(ch: CollChannel, all: Uint8Array | undefin
   } else {
     while ((relative & mask) === 0) mask <<= 1;
     tmp = new Uint8Array(Math.min(mask, size - relative) * blockBytes);
-    await ch.recv(tmp, (rank - mask + size) % size, CollTag.SCATTER);
+    yield ch.irecv(tmp, (rank - mask + size) % size, CollTag.SCATTER);
   }
   for (mask >>= 1; mask > 0; mask >>= 1) {
     const child = relative + mask;
     if (child >= size) continue;
     const n = Math.min(mask, size - child);
-    await ch.send(tmp.subarray(mask * blockBytes, (mask + n) * blockBytes), (child + root) % size, CollTag.SCATTER);
+    yield ch.isend(tmp.subarray(mask * blockBytes, (mask + n) * blockBytes), (child + root) % size, CollTag.SCATTER);
   }
   mine.set(tmp.subarray(0, blockBytes));
 }
 
 /** Linear gather of blocks of any size (gatherv): the root posts every receive at once. Cost (p − 1) · α + nβ at the root. */
-export async function linearGather(ch: CollChannel, mine: Uint8Array, all: Uint8Array | undefined, root: number, layout: BlockLayout | undefined): Promise<void> {
+export function* linearGather(ch: CollChannel, mine: Uint8Array, all: Uint8Array | undefined, root: number, layout: BlockLayout | undefined): Steps {
   const { rank, size } = ch;
-  if (rank !== root) return ch.send(mine, root, CollTag.GATHER);
+  if (rank !== root) {
+    yield ch.isend(mine, root, CollTag.GATHER);
+    return;
+  }
   const requests = [];
   for (let r = 0; r < size; r++) {
     if (r !== rank) requests.push(ch.irecv(block(all!, layout!, r), r, CollTag.GATHER));
   }
-  await waitAll(requests);
+  yield requests;
   // Our own block last: if it does not fit, the others' have still been taken (the job goes on).
   ch.copy(mine, block(all!, layout!, rank));
 }
 
 /** Linear scatter of blocks of any size (scatterv); the bytes of this rank's block, at the start of `mine`. Cost (p − 1) · α + nβ at the root. */
-export async function linearScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, layout: BlockLayout | undefined): Promise<number> {
+export function* linearScatter(ch: CollChannel, all: Uint8Array | undefined, mine: Uint8Array, root: number, layout: BlockLayout | undefined): Generator<Round, number, Status | undefined> {
   const { rank, size } = ch;
-  if (rank !== root) return (await ch.irecv(mine, root, CollTag.SCATTER).wait()).count;
+  if (rank !== root) return (yield ch.irecv(mine, root, CollTag.SCATTER))!.count;
   const requests = [];
   for (let r = 0; r < size; r++) {
     if (r !== rank) requests.push(ch.isend(block(all!, layout!, r), r, CollTag.SCATTER));
   }
-  await waitAll(requests);
+  yield requests;
   const own = block(all!, layout!, rank);
   ch.copy(own, mine);
   return own.length;
@@ -108,23 +112,23 @@ export function block(all: Uint8Array, layout: BlockLayout, r: number): Uint8Arr
  * with the rank 2^k away, doubling it. Cost log₂ p · α + (p−1)/p · nβ: for short messages.
  * `all` holds this rank's block in place on entry.
  */
-export async function recursiveDoublingAllgather(ch: CollChannel, all: Uint8Array, blockBytes: number): Promise<void> {
+export function* recursiveDoublingAllgather(ch: CollChannel, all: Uint8Array, blockBytes: number): Steps {
   const { rank, size } = ch;
   for (let mask = 1; mask < size; mask <<= 1) {
     const partner = rank ^ mask;
     const mineAt = (rank & ~(mask - 1)) * blockBytes;
     const theirsAt = (partner & ~(mask - 1)) * blockBytes;
-    await ch.sendrecv(all.subarray(mineAt, mineAt + mask * blockBytes), partner, all.subarray(theirsAt, theirsAt + mask * blockBytes), partner, CollTag.ALLGATHER);
+    yield ch.exchange(all.subarray(mineAt, mineAt + mask * blockBytes), partner, all.subarray(theirsAt, theirsAt + mask * blockBytes), partner, CollTag.ALLGATHER);
   }
 }
 
 /** Ring allgather of blocks laid out by `layout` (allgather for long messages, allgatherv): p − 1 steps, cost (p−1) · α + (p−1)/p · nβ. */
-export async function ringAllgather(ch: CollChannel, all: Uint8Array, layout: BlockLayout): Promise<void> {
+export function* ringAllgather(ch: CollChannel, all: Uint8Array, layout: BlockLayout): Steps {
   const { rank, size } = ch;
   const right = (rank + 1) % size;
   const left = (rank - 1 + size) % size;
   for (let step = 0; step < size - 1; step++) {
-    await ch.sendrecv(block(all, layout, (rank - step + size) % size), right, block(all, layout, (rank - step - 1 + size) % size), left, CollTag.ALLGATHER);
+    yield ch.exchange(block(all, layout, (rank - step + size) % size), right, block(all, layout, (rank - step - 1 + size) % size), left, CollTag.ALLGATHER);
   }
 }
 
@@ -133,12 +137,12 @@ export async function ringAllgather(ch: CollChannel, all: Uint8Array, layout: Bl
  * receives from r − i, so every step is a perfect matching and no rank is swamped. Cost
  * (p − 1) · (α + n/p · β).
  */
-export async function pairwiseAlltoall(ch: CollChannel, send: Uint8Array, sendLayout: BlockLayout, recv: Uint8Array, recvLayout: BlockLayout): Promise<void> {
+export function* pairwiseAlltoall(ch: CollChannel, send: Uint8Array, sendLayout: BlockLayout, recv: Uint8Array, recvLayout: BlockLayout): Steps {
   const { rank, size } = ch;
   for (let i = 1; i < size; i++) {
     const dst = (rank + i) % size;
     const src = (rank - i + size) % size;
-    await ch.sendrecv(block(send, sendLayout, dst), dst, block(recv, recvLayout, src), src, CollTag.ALLTOALL);
+    yield ch.exchange(block(send, sendLayout, dst), dst, block(recv, recvLayout, src), src, CollTag.ALLTOALL);
   }
   // Our own block last: if it does not fit, every exchange has still been made (the job goes on).
   ch.copy(block(send, sendLayout, rank), block(recv, recvLayout, rank));
@@ -150,14 +154,14 @@ export async function pairwiseAlltoall(ch: CollChannel, send: Uint8Array, sendLa
  * `result` starts as this rank's data; exclusive: `result` is filled from the lower ranks only and
  * `hasResult` says whether any came. Cost ⌈log₂ p⌉ · (α + nβ + 2nγ).
  */
-export async function recursiveDoublingScan(ch: CollChannel, partial: Uint8Array, result: Uint8Array, count: number, datatype: Datatype, op: Op, exclusive: boolean): Promise<boolean> {
+export function* recursiveDoublingScan(ch: CollChannel, partial: Uint8Array, result: Uint8Array, count: number, datatype: Datatype, op: Op, exclusive: boolean): Generator<Round, boolean, Status | undefined> {
   const { rank, size } = ch;
   const tmp = new Uint8Array(partial.length);
   let hasResult = !exclusive;
   for (let mask = 1; mask < size; mask <<= 1) {
     const dst = rank ^ mask;
     if (dst >= size) continue;
-    await ch.sendrecv(partial, dst, tmp, dst, CollTag.SCAN);
+    yield ch.exchange(partial, dst, tmp, dst, CollTag.SCAN);
     if (rank > dst) {
       // tmp covers lower ranks: it goes in front.
       op.apply(tmp, partial, count, datatype);

@@ -1,7 +1,7 @@
 import type { Datatype } from '../../datatype/index.js';
 import type { CollChannel } from '../channel.js';
-import { waitAll } from '../channel.js';
 import type { Op } from '../op.js';
+import type { Steps } from '../schedule.js';
 
 /** Tags of the library's collective traffic (on the collective context, never the user's). */
 export const enum CollTag {
@@ -23,23 +23,23 @@ export const enum CollTag {
  * Dissemination barrier (Hensgen, Finkel, Manber): ⌈log₂ p⌉ rounds; in round k each rank signals
  * rank + 2^k and waits for rank − 2^k. Cost ⌈log₂ p⌉ · α, any p.
  */
-export async function disseminationBarrier(ch: CollChannel): Promise<void> {
+export function* disseminationBarrier(ch: CollChannel): Steps {
   const none = new Uint8Array(0);
   const { rank, size } = ch;
-  for (let mask = 1; mask < size; mask <<= 1) await ch.sendrecv(none, (rank + mask) % size, none, (rank - mask + size) % size, CollTag.BARRIER);
+  for (let mask = 1; mask < size; mask <<= 1) yield ch.exchange(none, (rank + mask) % size, none, (rank - mask + size) % size, CollTag.BARRIER);
 }
 
 /**
  * Binomial-tree broadcast (MPICH): ⌈log₂ p⌉ rounds, each rank receives once from its parent and
  * forwards to its children. Cost ⌈log₂ p⌉ · (α + nβ): best for short messages.
  */
-export async function binomialBcast(ch: CollChannel, data: Uint8Array, root: number): Promise<void> {
+export function* binomialBcast(ch: CollChannel, data: Uint8Array, root: number): Steps {
   const { rank, size } = ch;
   const relative = (rank - root + size) % size;
   let mask = 1;
   while (mask < size) {
     if ((relative & mask) !== 0) {
-      await ch.recv(data, (rank - mask + size) % size, CollTag.BCAST);
+      yield ch.irecv(data, (rank - mask + size) % size, CollTag.BCAST);
       break;
     }
     mask <<= 1;
@@ -47,7 +47,7 @@ export async function binomialBcast(ch: CollChannel, data: Uint8Array, root: num
   mask >>= 1;
   const sends = [];
   for (; mask > 0; mask >>= 1) if (relative + mask < size) sends.push(ch.isend(data, (rank + mask) % size, CollTag.BCAST));
-  await waitAll(sends);
+  yield sends;
 }
 
 /**
@@ -55,7 +55,7 @@ export async function binomialBcast(ch: CollChannel, data: Uint8Array, root: num
  * p chunks down a binomial tree, then p − 1 ring steps give everyone every chunk. Cost
  * (⌈log₂ p⌉ + p − 1) · α + 2 · (p−1)/p · nβ: the root sends n once instead of log p times.
  */
-export async function scatterAllgatherBcast(ch: CollChannel, data: Uint8Array, root: number): Promise<void> {
+export function* scatterAllgatherBcast(ch: CollChannel, data: Uint8Array, root: number): Steps {
   const { rank, size } = ch;
   const n = data.length;
   const chunk = Math.ceil(n / size);
@@ -67,7 +67,7 @@ export async function scatterAllgatherBcast(ch: CollChannel, data: Uint8Array, r
     if ((relative & mask) !== 0) {
       const [from] = range(relative);
       const [, to] = range(Math.min(relative + mask, size) - 1);
-      await ch.recv(data.subarray(from, to), (rank - mask + size) % size, CollTag.BCAST);
+      yield ch.irecv(data.subarray(from, to), (rank - mask + size) % size, CollTag.BCAST);
       break;
     }
     mask <<= 1;
@@ -77,7 +77,7 @@ export async function scatterAllgatherBcast(ch: CollChannel, data: Uint8Array, r
     if (relative + mask >= size) continue;
     const [from] = range(relative + mask);
     const [, to] = range(Math.min(relative + 2 * mask, size) - 1);
-    await ch.send(data.subarray(from, to), (rank + mask) % size, CollTag.BCAST);
+    yield ch.isend(data.subarray(from, to), (rank + mask) % size, CollTag.BCAST);
   }
   // Ring allgather of the chunks, in relative ranks.
   const right = (rank + 1) % size;
@@ -85,7 +85,7 @@ export async function scatterAllgatherBcast(ch: CollChannel, data: Uint8Array, r
   for (let step = 0; step < size - 1; step++) {
     const [sf, st] = range((relative - step + size) % size);
     const [rf, rt] = range((relative - step - 1 + size) % size);
-    await ch.sendrecv(data.subarray(sf, st), right, data.subarray(rf, rt), left, CollTag.BCAST);
+    yield ch.exchange(data.subarray(sf, st), right, data.subarray(rf, rt), left, CollTag.BCAST);
   }
 }
 
@@ -95,17 +95,17 @@ export async function scatterAllgatherBcast(ch: CollChannel, data: Uint8Array, r
  * combines what rank + 2^k holds, which is always the next higher block of ranks, so the result is
  * in rank order and any associative op works, commutative or not. Cost ⌈log₂ p⌉ · (α + nβ + nγ).
  */
-export async function binomialReduceToZero(ch: CollChannel, acc: Uint8Array, count: number, datatype: Datatype, op: Op): Promise<void> {
+export function* binomialReduceToZero(ch: CollChannel, acc: Uint8Array, count: number, datatype: Datatype, op: Op): Steps {
   const { rank, size } = ch;
   const incoming = new Uint8Array(acc.length);
   for (let mask = 1; mask < size; mask <<= 1) {
     if ((rank & mask) !== 0) {
-      await ch.send(acc, rank - mask, CollTag.REDUCE);
+      yield ch.isend(acc, rank - mask, CollTag.REDUCE);
       return;
     }
     const from = rank + mask;
     if (from >= size) continue;
-    await ch.recv(incoming, from, CollTag.REDUCE);
+    yield ch.irecv(incoming, from, CollTag.REDUCE);
     // acc (lower ranks) op incoming (higher ranks), left in acc.
     combineInOrder(ch, op, acc, incoming, count, datatype);
   }
