@@ -120,6 +120,74 @@ describe('MPI point-to-point on tcp with one process per rank (dapl run)', () =>
   });
 });
 
+/**
+ * The channel device (MPICH's Channel Interface over DAT send/recv) runs the same fixtures on every
+ * provider, at fewer ranks; advertised and bounce are left out: they test mechanisms of the rdma
+ * device (receiver-initiated rendezvous, bounce buffers) through its counters.
+ */
+const CHANNEL = { DAPL_MPI_DEVICE: 'channel' };
+/** Small thresholds, so that the fixtures' sizes around the eager limit cross all three protocols. */
+const CHANNEL_SMALL = { ...CHANNEL, DAPL_MPI_CHANNEL_SHORT_LIMIT: '1000', DAPL_MPI_CHANNEL_EAGER_LIMIT: '8192' };
+
+describe.each(Object.entries(PROVIDERS))('MPI point-to-point on the channel device on %s', (_name, launch) => {
+  const run = (n: number, program: string, env: Record<string, string> = {}) => daplRun(['-n', String(n), ...launch, fixture(program)], { ...CHANNEL, ...env }, KILL_AFTER_MS);
+
+  it('modes (2 ranks), derived datatypes (2), matching (3) and errors (3), with thresholds the fixtures\' sizes cross', async () => {
+    const [modes, datatypes, matching, errors] = await Promise.all([run(2, 'modes', CHANNEL_SMALL), run(2, 'datatypes', CHANNEL_SMALL), run(3, 'matching', CHANNEL_SMALL), run(3, 'errors', CHANNEL_SMALL)]);
+    expect(passed(modes)).toEqual(['rank 1: modes ok (83 transfers checked)']);
+    expect(passed(datatypes)).toEqual(ranks(2, () => 'datatypes ok'));
+    expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
+    expect(passed(errors)).toEqual(ranks(3, () => 'errors ok (39 cases)'));
+  }, 120_000);
+
+  it('communicators (4 ranks), held messages, a lost connection (3 ranks), the 4 MiB exchange without deadlock (4 ranks), and a flood of 10,000 short messages within the unexpected bound, holding at most a window of buffers', async () => {
+    const [comms, held, lost, exchange, flood] = await Promise.all([
+      run(4, 'comms'),
+      run(2, 'held', { DAPL_MPI_UNEXPECTED_LIMIT: '0' }),
+      run(3, 'lost-connection', CHANNEL_SMALL),
+      run(4, 'exchange'),
+      run(3, 'flood', { DAPL_MPI_UNEXPECTED_LIMIT: '4096' }),
+    ]);
+    expect(passed(comms)).toEqual(ranks(4, () => 'communicators ok'));
+    expect(passed(held)).toEqual(ranks(2, () => 'held ok'));
+    expect(passed(lost)).toEqual(ranks(3, () => 'lost connection ok'));
+    expect(passed(exchange)).toEqual(ranks(4, () => 'exchange ok'));
+    const lines = passed(flood);
+    expect(lines[0]).toBe('rank 0: sent 10000');
+    const match = /^rank 1: received 10000 in order; peak unexpected (\d+) B \(bound 4096 B\), peak held (\d+)$/.exec(lines[1]);
+    expect(match, lines[1]).not.toBeNull();
+    expect(Number(match![1])).toBeLessThanOrEqual(4096);
+    // Past the bound the messages wait in the receive buffers: never more than the 16 posted per peer.
+    expect(Number(match![2])).toBeGreaterThan(0);
+    expect(Number(match![2])).toBeLessThanOrEqual(16);
+  }, 120_000);
+});
+
+describe('MPI point-to-point on the channel device, more', () => {
+  const run = (n: number, launch: string[], program: string, env: Record<string, string> = {}) => daplRun(['-n', String(n), ...launch, fixture(program)], { ...CHANNEL, ...env }, KILL_AFTER_MS);
+
+  it('over tcp with one process per rank: modes at the default thresholds (2 processes), matching (3), errors (2), exchange (4), flood (3)', async () => {
+    const [modes, matching, errors, exchange, flood] = await Promise.all([
+      run(2, [], 'modes'),
+      run(3, [], 'matching', CHANNEL_SMALL),
+      run(2, [], 'errors', CHANNEL_SMALL),
+      run(4, [], 'exchange'),
+      run(3, [], 'flood', { DAPL_MPI_UNEXPECTED_LIMIT: '4096' }),
+    ]);
+    expect(passed(modes)).toEqual(['rank 1: modes ok (83 transfers checked)']);
+    expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
+    expect(passed(errors)).toEqual(ranks(2, () => 'errors ok (39 cases)'));
+    expect(passed(exchange)).toEqual(ranks(4, () => 'exchange ok'));
+    expect(passed(flood)[1]).toMatch(/^rank 1: received 10000 in order; peak unexpected \d+ B \(bound 4096 B\), peak held \d+$/);
+  }, 120_000);
+
+  it('the blocking channel mode: modes on ib at small thresholds and on tcp processes at the default ones', async () => {
+    const blocking = { DAPL_MPI_CHANNEL_MODE: 'blocking' };
+    const [ib, tcp] = await Promise.all([run(2, ['--provider', 'ib'], 'modes', { ...CHANNEL_SMALL, ...blocking }), run(2, [], 'modes', blocking)]);
+    for (const ran of [ib, tcp]) expect(passed(ran)).toEqual(['rank 1: modes ok (83 transfers checked)']);
+  }, 120_000);
+});
+
 describe('MPI at 16 ranks', () => {
   it.each([['ib'], ['combuf']])('communicators and matching on %s', async (provider) => {
     const [comms, matching] = await Promise.all([
