@@ -136,6 +136,12 @@ export class DatChannel implements Channel {
     if (stream.failed !== undefined) return sink.failed(stream.failed);
     if (length === 0) return sink.done();
     stream.incoming.push({ length, received: 0, sink });
+    // Data that arrived before this call (the blocking forms read the packet first, then the data).
+    while (stream.early.length > 0 && stream.incoming.size > 0) {
+      const frame = stream.early.shift()!;
+      stream.kept--;
+      this.#onData(stream, frame.buffer as PacketBuffer, frame.length);
+    }
   }
 
   setControlHandler(handler: ControlHandler | undefined): void {
@@ -351,6 +357,12 @@ export class DatChannel implements Channel {
 
   #onData(stream: PeerStream, buffer: PacketBuffer, length: number): void {
     const incoming = stream.incoming.peek();
+    if (incoming === undefined && this.#handler === undefined) {
+      // Read with the blocking forms: it waits, in its buffer, for its recvFromChannel.
+      stream.early.push({ buffer, length });
+      stream.kept++;
+      return;
+    }
     if (incoming === undefined) {
       this.#repost(buffer);
       return this.#fail(stream, new Error(`rank ${stream.peer} sent ${length} bytes of data that no control packet announced`));

@@ -45,6 +45,8 @@ export class PeerStream {
   kept = 0;
   readonly outgoing = new Fifo<Outgoing>(16);
   readonly incoming = new Fifo<Incoming>(4);
+  /** Data frames that came before `recvFromChannel` was called for them (blocking forms only), in order. */
+  readonly early: { readonly buffer: unknown; readonly length: number }[] = [];
 
   constructor(
     readonly peer: number,
