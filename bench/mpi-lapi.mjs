@@ -9,10 +9,9 @@
 // provider's model (lapi/src/model.ts), not out of numbers per device.
 //
 //   node bench/mpi-lapi.mjs [--sizes 8,1024,...] [--reps 20] [--window 16]
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { MemAccess, rankContext } from '@dapl/core';
+import { reportResult, runDeviceJobs } from './lib/device-jobs.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -52,19 +51,8 @@ else await launch();
 
 /** Parent: one job per configuration, then the tables beside the paper's statements. */
 async function launch() {
-  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
-  const results = {};
-  for (const config of CONFIGS) {
-    const args = [dapl, 'run', '-n', '2', '--provider', 'lapi', fileURLToPath(import.meta.url), '--config', config.key, '--sizes', values.sizes, '--reps', values.reps, '--window', values.window];
-    const out = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, { env: { ...process.env, ...config.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`the ${config.label} job exited with ${code}`))));
-    });
-    for (const line of out.split('\n')) if (line.startsWith('RESULT ')) Object.assign(results, JSON.parse(line.slice(7)));
-  }
-  print(results);
+  const args = ['--sizes', values.sizes, '--reps', values.reps, '--window', values.window];
+  print(await runDeviceJobs(import.meta.url, 'lapi', CONFIGS.map((c) => ({ label: c.label, env: c.env, args: ['--config', c.key, ...args] }))));
 }
 
 /** A rank: the raw LAPI curve (Enhanced job only), then MPI's. Rank 0 prints one RESULT line. */
@@ -110,7 +98,7 @@ async function rank() {
     rows.push({ size: n, latencyUs, bandwidthMBs });
   }
   result[config.key] = rows;
-  if (world.rank === 0) process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
+  if (world.rank === 0) reportResult(result);
   await mpi.finalize();
 }
 

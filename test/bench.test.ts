@@ -121,3 +121,17 @@ describe('bench/osu.mjs', () => {
     expect(ran.stdout).toMatch(/^ {2}--warmup S +at the first size of each test/m);
   });
 });
+
+describe('bench/mpi-lapi.mjs', () => {
+  it('prints one-way time and bandwidth of raw LAPI and MPI on the am device (base, counters, enhanced) and the channel device, a row per size, and the paper\'s statements beside them', async () => {
+    const ran = await nodeRun(['bench/mpi-lapi.mjs', '--sizes', '8,8192', '--reps', '2', '--window', '2'], { DAPL_PROVIDER: undefined }, 120_000);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# Size +LAPI +Base +Counters +Enhanced +channel$/m);
+    for (const size of [8, 8192]) expect(ran.stdout.match(new RegExp(`^${size}${NUMBER.repeat(5)}$`, 'gm'))).toHaveLength(2);
+    for (const fig of ['Fig. 13', 'Fig. 14', 'Fig. 15', 'Fig. 16']) expect(ran.stdout).toContain(`#  ${fig} `);
+  }, 120_000);
+
+  it('refuses a bad size, exit 2', async () => {
+    await expectRefused(['bench/mpi-lapi.mjs', '--sizes', '8,x'], 'mpi-lapi: --sizes must be non-negative integers');
+  });
+});
