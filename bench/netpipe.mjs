@@ -10,12 +10,11 @@
 // eager-to-rendezvous switch, gone with a 512 KiB eager limit (both are run).
 //
 //   node bench/netpipe.mjs [--max BYTES] [--rounds N] [--quick]
-import { spawn } from 'node:child_process';
 import { connect, createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { hasPmiEnvironment } from '@dapl/core';
 import { DatPair } from './lib/dat-pair.mjs';
+import { reportResult, runDeviceJobs } from './lib/device-jobs.mjs';
 import { median } from './lib/median.mjs';
 
 const { values } = parseArgs({
@@ -66,19 +65,8 @@ function repsFor(n) {
 }
 
 async function launch() {
-  const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
-  const results = {};
-  for (const job of JOBS) {
-    const args = [dapl, 'run', '-n', '2', '--provider', 'tcp', fileURLToPath(import.meta.url), '--job', job.key, '--max', values.max, '--rounds', values.rounds, ...(values.quick ? ['--quick'] : [])];
-    const out = await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, args, { env: { ...process.env, ...job.env }, stdio: ['ignore', 'pipe', 'inherit'] });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`the ${job.label} job exited with ${code}`))));
-    });
-    for (const line of out.split('\n')) if (line.startsWith('RESULT ')) Object.assign(results, JSON.parse(line.slice(7)));
-  }
-  print(results);
+  const args = ['--max', values.max, '--rounds', values.rounds, ...(values.quick ? ['--quick'] : [])];
+  print(await runDeviceJobs(import.meta.url, 'tcp', JOBS.map((j) => ({ label: j.label, env: j.env, args: ['--job', j.key, ...args] }))));
 }
 
 async function rank() {
@@ -126,7 +114,7 @@ async function rank() {
     for (const key of Object.keys(rows)) rows[key].push({ size: n, us: median(times[key]) });
   }
   raw?.close();
-  if (me === 0) process.stdout.write(`RESULT ${JSON.stringify(rows)}\n`);
+  if (me === 0) reportResult(rows);
   await mpi.finalize();
 }
 
