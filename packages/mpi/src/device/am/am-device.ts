@@ -7,6 +7,7 @@ import { SendMode, type IncomingMessage, type RecvRequest, type SendRequest } fr
 import type { BufferSpan } from '../../adi/transfer.js';
 import type { DeviceHost } from '../device.js';
 import type { DeviceAttachment, PreparedDevice } from '../devices.js';
+import { SendsInFlight } from '../sends-in-flight.js';
 import { packedBytes, unpackPiece } from '../span-bytes.js';
 import { AM_HEADER_BYTES, AmFlag, AmHandler, COUNTER_BASE, emptyAmHeader, readAmHeader, writeAmHeader, type AmHeader } from './am-header.js';
 import { PeerPosts } from './peer-posts.js';
@@ -82,8 +83,7 @@ export class AmDevice implements PreparedDevice {
   #owed: number[] = [];
   #roomPerPeer = 0;
   #rank = 0;
-  #inFlight = 0;
-  #drained: (() => void)[] = [];
+  readonly #inFlight = new SendsInFlight();
   readonly #counts = { eagerSends: 0, rendezvousSends: 0, completionHandlers: 0, counterCompletions: 0, creditMessages: 0, earlyArrivals: 0 };
   readonly #unexpected = { bytes: 0, peakBytes: 0 };
 
@@ -130,21 +130,15 @@ export class AmDevice implements PreparedDevice {
   send(request: SendRequest): void {
     const lost = this.#lost.get(request.peer);
     if (lost !== undefined) return request.fail(lost);
-    this.#inFlight++;
-    request.onDone(this.#sendDone);
+    this.#inFlight.track(request);
     const size = request.data.size;
     // Table 2: standard and ready modes eager up to the limit; synchronous, larger and (beyond the paper) those finding no early-arrival room by rendezvous.
     if (request.mode !== SendMode.SYNCHRONOUS && size <= this.#eagerLimit && this.#room[request.peer] >= size) return this.#eager(request);
     this.#requestToSend(request);
   }
 
-  readonly #sendDone = (): void => {
-    if (--this.#inFlight === 0 && this.#drained.length > 0) for (const resolve of this.#drained.splice(0)) resolve();
-  };
-
   drain(): Promise<void> {
-    if (this.#inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drained.push(resolve));
+    return this.#inFlight.drain();
   }
 
   /** Eager_send: one Amsend with the data; the send is complete when LAPI's origin counter says the buffer is free. */
@@ -448,7 +442,7 @@ export class AmDevice implements PreparedDevice {
 
   counters(): Readonly<Record<string, number>> {
     const u = this.#unexpected;
-    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: 0, peakHeldMessages: 0, sendsInFlight: this.#inFlight };
+    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: 0, peakHeldMessages: 0, sendsInFlight: this.#inFlight.count };
   }
 
   close(): Promise<void> {

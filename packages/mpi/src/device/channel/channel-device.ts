@@ -6,6 +6,7 @@ import { RequestTable } from '../../adi/request-table.js';
 import { SendMode, type IncomingMessage, type RecvRequest, type SendRequest } from '../../adi/requests.js';
 import type { DeviceHost } from '../device.js';
 import type { DeviceAttachment, PreparedDevice } from '../devices.js';
+import { SendsInFlight } from '../sends-in-flight.js';
 import { packedBytes, unpackPiece } from '../span-bytes.js';
 import { ControlFlag, ControlKind, emptyPacket, type ControlPacket, type DataSink, type KeptPacket } from './channel.js';
 import { ChannelArrival } from './channel-arrival.js';
@@ -60,8 +61,7 @@ export class ChannelDevice implements PreparedDevice {
   readonly #lost = new Map<number, MpiError>();
   readonly #out: ControlPacket = emptyPacket();
   #a: DeviceAttachment | undefined;
-  #inFlight = 0;
-  #drained: (() => void)[] = [];
+  readonly #inFlight = new SendsInFlight();
   readonly #counts = { shortSends: 0, eagerSends: 0, rendezvousSends: 0 };
   readonly #unexpected = { bytes: 0, peakBytes: 0, held: 0, peakHeld: 0 };
 
@@ -103,21 +103,15 @@ export class ChannelDevice implements PreparedDevice {
   send(request: SendRequest): void {
     const lost = this.#lost.get(request.peer);
     if (lost !== undefined) return request.fail(lost);
-    this.#inFlight++;
-    request.onDone(this.#sendDone);
+    this.#inFlight.track(request);
     const size = request.data.size;
     if (request.mode === SendMode.SYNCHRONOUS || size > this.#eagerLimit) return this.#requestToSend(request);
     if (size <= this.#shortLimit) return this.#short(request);
     this.#eager(request);
   }
 
-  readonly #sendDone = (): void => {
-    if (--this.#inFlight === 0 && this.#drained.length > 0) for (const resolve of this.#drained.splice(0)) resolve();
-  };
-
   drain(): Promise<void> {
-    if (this.#inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drained.push(resolve));
+    return this.#inFlight.drain();
   }
 
   #envelope(kind: ControlKind, request: SendRequest): ControlPacket {
@@ -407,7 +401,7 @@ export class ChannelDevice implements PreparedDevice {
       peakUnexpectedBytes: u.peakBytes,
       heldMessages: u.held,
       peakHeldMessages: u.peakHeld,
-      sendsInFlight: this.#inFlight,
+      sendsInFlight: this.#inFlight.count,
     };
   }
 
