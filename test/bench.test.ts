@@ -135,3 +135,19 @@ describe('bench/mpi-lapi.mjs', () => {
     await expectRefused(['bench/mpi-lapi.mjs', '--sizes', '8,x'], 'mpi-lapi: --sizes must be non-negative integers');
   });
 });
+
+describe('bench/netpipe.mjs', () => {
+  it('prints a NetPIPE row (Mbit/s and usec) per size for raw TCP, DAT, MPI channel at both eager limits and MPI rdma, over tcp between two processes', async () => {
+    const ran = await nodeRun(['bench/netpipe.mjs', '--max', '64', '--rounds', '1', '--quick'], { DAPL_PROVIDER: undefined }, 120_000);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# +bytes +raw TCP Mbps +usec +DAT Mbps +usec +MPI channel Mbps +usec +channel 512K Mbps +usec +MPI rdma Mbps +usec$/m);
+    // NetPIPE's sizes up to 64 B in --quick: every fourth, from 1.
+    const rows = ran.stdout.split('\n').filter((l) => /^ +\d+ /.test(l));
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) expect(row).toMatch(new RegExp(`^ +\\d+${NUMBER.repeat(10)}$`));
+  }, 120_000);
+
+  it('refuses a bad --rounds, exit 2', async () => {
+    await expectRefused(['bench/netpipe.mjs', '--rounds', '0'], 'netpipe: --rounds must be an integer >= 1');
+  });
+});
