@@ -139,3 +139,33 @@ describe('bench/osu.mjs', () => {
     expect(ran.stdout).toMatch(/^ {2}--warmup S +at the first size of each test/m);
   });
 });
+
+describe('bench/mpi-lapi.mjs', () => {
+  it('prints one-way time and bandwidth of raw LAPI and MPI on the am device (base, counters, enhanced) and the channel device, a row per size, and the paper\'s statements beside them', async () => {
+    const ran = await nodeRun(['bench/mpi-lapi.mjs', '--sizes', '8,8192', '--reps', '2', '--window', '2'], { DAPL_PROVIDER: undefined }, 120_000);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# Size +LAPI +Base +Counters +Enhanced +channel$/m);
+    for (const size of [8, 8192]) expect(ran.stdout.match(new RegExp(`^${size}${NUMBER.repeat(5)}$`, 'gm'))).toHaveLength(2);
+    for (const fig of ['Fig. 13', 'Fig. 14', 'Fig. 15', 'Fig. 16']) expect(ran.stdout).toContain(`#  ${fig} `);
+  }, 120_000);
+
+  it('refuses a bad size, exit 2', async () => {
+    await expectRefused(['bench/mpi-lapi.mjs', '--sizes', '8,x'], 'mpi-lapi: --sizes must be non-negative integers');
+  });
+});
+
+describe('bench/netpipe.mjs', () => {
+  it('prints a NetPIPE row (Mbit/s and usec) per size for raw TCP, DAT, MPI channel at both eager limits and MPI rdma, over tcp between two processes', async () => {
+    const ran = await nodeRun(['bench/netpipe.mjs', '--max', '64', '--rounds', '1', '--quick'], { DAPL_PROVIDER: undefined }, 120_000);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# +bytes +raw TCP Mbps +usec +DAT Mbps +usec +MPI channel Mbps +usec +channel 512K Mbps +usec +MPI rdma Mbps +usec$/m);
+    // NetPIPE's sizes up to 64 B in --quick: every fourth, from 1.
+    const rows = ran.stdout.split('\n').filter((l) => /^ +\d+ /.test(l));
+    expect(rows.length).toBeGreaterThan(3);
+    for (const row of rows) expect(row).toMatch(new RegExp(`^ +\\d+${NUMBER.repeat(10)}$`));
+  }, 120_000);
+
+  it('refuses a bad --rounds, exit 2', async () => {
+    await expectRefused(['bench/netpipe.mjs', '--rounds', '0'], 'netpipe: --rounds must be an integer >= 1');
+  });
+});

@@ -35,6 +35,26 @@ describe.each(MATRIX)('MPI collectives on %s', (_name, launch, sizes) => {
   });
 });
 
+/** The channel device at fewer ranks (a non-power of two everywhere), every provider. */
+const CHANNEL_MATRIX: [string, string[], number][] = [
+  ['tcp (ranks in one process)', ['--in-process', '--provider', 'tcp'], 3],
+  ['ib', ['--provider', 'ib'], 5],
+  ['lapi', ['--provider', 'lapi'], 3],
+  ['combuf', ['--provider', 'combuf'], 6],
+];
+
+describe.each(CHANNEL_MATRIX)('MPI collectives on the channel device on %s', (_name, launch, n) => {
+  it(`${n} ranks: every collective matches the one-rank reference (quick)`, async () => {
+    expectSuitePassed(await daplRun(['-n', String(n), ...launch, fixture('collectives'), 'quick'], { DAPL_MPI_DEVICE: 'channel' }, KILL_AFTER_MS), n);
+  }, 120_000);
+});
+
+describe.each([['base', 3], ['counters', 4], ['enhanced', 5]] as const)('MPI collectives on the am device (%s) on lapi', (variant, n) => {
+  it(`${n} ranks: every collective matches the one-rank reference (quick)`, async () => {
+    expectSuitePassed(await daplRun(['-n', String(n), '--provider', 'lapi', fixture('collectives'), 'quick'], { DAPL_MPI_DEVICE: 'am', DAPL_MPI_AM_VARIANT: variant }, KILL_AFTER_MS), n);
+  }, 120_000);
+});
+
 describe('MPI collectives, more', () => {
   it('over tcp with one process per rank (4 processes)', async () => {
     expectSuitePassed(await daplRun(['-n', '4', fixture('collectives'), 'quick'], {}, KILL_AFTER_MS), 4);

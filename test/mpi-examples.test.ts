@@ -20,6 +20,32 @@ describe('examples/pi.mjs', () => {
 /** Four jobs of up to 6 ranks at once: a loaded 2-core host can take well over the default 20 s. */
 const HEAT_KILL_AFTER_MS = 90_000;
 
+/** pi.mjs (4 ranks) and heat.mjs (6 ranks) with a device's settings: pi to within the midpoint rule, heat's checksum that of the rdma device. */
+async function sameResults(env: Record<string, string>, piProvider: string, heatProvider: string): Promise<void> {
+  const [pi, heat, heatRdma] = await Promise.all([
+    daplRun(['-n', '4', '--provider', piProvider, 'examples/pi.mjs', '200000'], env, 100_000),
+    daplRun(['-n', '6', '--provider', heatProvider, 'examples/heat.mjs', '40', '60'], env, 100_000),
+    daplRun(['-n', '6', '--provider', heatProvider, 'examples/heat.mjs', '40', '60'], {}, 100_000),
+  ]);
+  const m = new RegExp(`^pi is approximately (3\\.\\d+), error ([0-9.e-]+) \\(200000 intervals, 4 ranks on ${piProvider}\\)$`, 'm').exec(pi.stdout);
+  expect(m, pi.stdout + pi.stderr).not.toBeNull();
+  expect(Math.abs(Number(m![1]) - Math.PI)).toBeLessThan(1e-10);
+  for (const ran of [heat, heatRdma]) expect(ran.code, ran.stderr).toBe(0);
+  const checksum = (text: string) => sortedLines(text).find((l) => l.includes('checksum'));
+  expect(checksum(heat.stdout)).toMatch(/^heat: 40x40 plate, 60 steps: checksum [0-9.]+, centre [0-9.e-]+$/);
+  expect(checksum(heat.stdout)).toBe(checksum(heatRdma.stdout));
+}
+
+describe('examples on the channel and am devices', () => {
+  it('the channel device: pi.mjs on lapi, heat.mjs on combuf (the 2x3 grid)', async () => {
+    await sameResults({ DAPL_MPI_DEVICE: 'channel' }, 'lapi', 'combuf');
+  }, 120_000);
+
+  it.each([['base'], ['counters'], ['enhanced']])('the am device (%s): pi.mjs and heat.mjs on lapi', async (variant) => {
+    await sameResults({ DAPL_MPI_DEVICE: 'am', DAPL_MPI_AM_VARIANT: variant }, 'lapi', 'lapi');
+  }, 120_000);
+});
+
 describe('examples/heat.mjs', () => {
   it('prints the same checksum on 1, 4 (2×2) and 6 (2×3) ranks over tcp, and 6 on combuf, as the sendrecv version did', async () => {
     const runs = await Promise.all([

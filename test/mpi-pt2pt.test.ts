@@ -100,6 +100,154 @@ describe('MPI point-to-point on tcp with one process per rank (dapl run)', () =>
   });
 });
 
+/**
+ * The channel device (MPICH's Channel Interface over DAT send/recv) runs the same fixtures on every
+ * provider, at fewer ranks; advertised and bounce are left out: they test mechanisms of the rdma
+ * device (receiver-initiated rendezvous, bounce buffers) through its counters.
+ */
+const CHANNEL = { DAPL_MPI_DEVICE: 'channel' };
+/** Small thresholds, so that the fixtures' sizes around the eager limit cross all three protocols. */
+const CHANNEL_SMALL = { ...CHANNEL, DAPL_MPI_CHANNEL_SHORT_LIMIT: '1000', DAPL_MPI_CHANNEL_EAGER_LIMIT: '8192' };
+
+type Run = (n: number, program: string, env?: Record<string, string>) => Promise<Ran>;
+
+/** Modes (2 ranks), derived datatypes (2), matching (3) and errors (3) pass on a device; `tuned`: its thresholds, set so that the fixtures' sizes cross them. */
+async function expectFixturesPass(run: Run, tuned: Record<string, string>): Promise<void> {
+  const [modes, datatypes, matching, errors] = await Promise.all([run(2, 'modes', tuned), run(2, 'datatypes', tuned), run(3, 'matching', tuned), run(3, 'errors', tuned)]);
+  expect(passed(modes)).toEqual(['rank 1: modes ok (83 transfers checked)']);
+  expect(passed(datatypes)).toEqual(ranks(2, () => 'datatypes ok'));
+  expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
+  expect(passed(errors)).toEqual(ranks(3, () => 'errors ok (39 cases)'));
+}
+
+/**
+ * Communicators (4 ranks), held messages, a lost connection (3), the 4 MiB exchange (4) pass on a
+ * device, and a flood of 10,000 messages arrives in order: its receiver's line, peak unexpected bytes
+ * (within the 4096-byte bound) and peak held buffers.
+ */
+async function expectRobust(run: Run, tuned: Record<string, string>): Promise<{ unexpected: number; held: number }> {
+  const [comms, held, lost, exchange, flood] = await Promise.all([
+    run(4, 'comms'),
+    run(2, 'held', { DAPL_MPI_UNEXPECTED_LIMIT: '0' }),
+    run(3, 'lost-connection', tuned),
+    run(4, 'exchange'),
+    run(3, 'flood', { DAPL_MPI_UNEXPECTED_LIMIT: '4096' }),
+  ]);
+  expect(passed(comms)).toEqual(ranks(4, () => 'communicators ok'));
+  expect(passed(held)).toEqual(ranks(2, () => 'held ok'));
+  expect(passed(lost)).toEqual(ranks(3, () => 'lost connection ok'));
+  expect(passed(exchange)).toEqual(ranks(4, () => 'exchange ok'));
+  const lines = passed(flood);
+  expect(lines[0]).toBe('rank 0: sent 10000');
+  const match = /^rank 1: received 10000 in order; peak unexpected (\d+) B \(bound 4096 B\), peak held (\d+)$/.exec(lines[1]);
+  expect(match, lines[1]).not.toBeNull();
+  expect(Number(match![1])).toBeLessThanOrEqual(4096);
+  return { unexpected: Number(match![1]), held: Number(match![2]) };
+}
+
+describe.each(Object.entries(PROVIDERS))('MPI point-to-point on the channel device on %s', (_name, launch) => {
+  const run = (n: number, program: string, env: Record<string, string> = {}) => daplRun(['-n', String(n), ...launch, fixture(program)], { ...CHANNEL, ...env }, KILL_AFTER_MS);
+
+  it('modes (2 ranks), derived datatypes (2), matching (3) and errors (3), with thresholds the fixtures\' sizes cross', async () => {
+    await expectFixturesPass(run, CHANNEL_SMALL);
+  }, 120_000);
+
+  it('communicators (4 ranks), held messages, a lost connection (3 ranks), the 4 MiB exchange without deadlock (4 ranks), and a flood of 10,000 short messages within the unexpected bound, holding at most a window of buffers', async () => {
+    const flood = await expectRobust(run, CHANNEL_SMALL);
+    // Past the bound the messages wait in the receive buffers: never more than the 16 posted per peer.
+    expect(flood.held).toBeGreaterThan(0);
+    expect(flood.held).toBeLessThanOrEqual(16);
+  }, 120_000);
+});
+
+describe('MPI point-to-point on the channel device, more', () => {
+  const run = (n: number, launch: string[], program: string, env: Record<string, string> = {}) => daplRun(['-n', String(n), ...launch, fixture(program)], { ...CHANNEL, ...env }, KILL_AFTER_MS);
+
+  it('over tcp with one process per rank: modes at the default thresholds (2 processes), matching (3), errors (2), exchange (4), flood (3)', async () => {
+    const [modes, matching, errors, exchange, flood] = await Promise.all([
+      run(2, [], 'modes'),
+      run(3, [], 'matching', CHANNEL_SMALL),
+      run(2, [], 'errors', CHANNEL_SMALL),
+      run(4, [], 'exchange'),
+      run(3, [], 'flood', { DAPL_MPI_UNEXPECTED_LIMIT: '4096' }),
+    ]);
+    expect(passed(modes)).toEqual(['rank 1: modes ok (83 transfers checked)']);
+    expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
+    expect(passed(errors)).toEqual(ranks(2, () => 'errors ok (39 cases)'));
+    expect(passed(exchange)).toEqual(ranks(4, () => 'exchange ok'));
+    expect(passed(flood)[1]).toMatch(/^rank 1: received 10000 in order; peak unexpected \d+ B \(bound 4096 B\), peak held \d+$/);
+  }, 120_000);
+
+  it('the blocking channel mode: modes on ib at small thresholds and on tcp processes at the default ones', async () => {
+    const blocking = { DAPL_MPI_CHANNEL_MODE: 'blocking' };
+    const [ib, tcp] = await Promise.all([run(2, ['--provider', 'ib'], 'modes', { ...CHANNEL_SMALL, ...blocking }), run(2, [], 'modes', blocking)]);
+    for (const ran of [ib, tcp]) expect(passed(ran)).toEqual(['rank 1: modes ok (83 transfers checked)']);
+  }, 120_000);
+});
+
+/** The am device (MPI-LAPI over LAPI's active messages) on lapi, the provider that has them, in its three versions. */
+describe.each([['base'], ['counters'], ['enhanced']])('MPI point-to-point on the am device (%s) on lapi', (variant) => {
+  const am = { DAPL_MPI_DEVICE: 'am', DAPL_MPI_AM_VARIANT: variant };
+  const run = (n: number, program: string, env: Record<string, string> = {}) => daplRun(['-n', String(n), '--provider', 'lapi', fixture(program)], { ...am, ...env }, KILL_AFTER_MS);
+
+  it('modes (2 ranks), derived datatypes (2), matching (3), errors (3)', async () => {
+    await expectFixturesPass(run, {});
+  }, 120_000);
+
+  it('communicators (4 ranks), held messages, a lost connection (3), the 4 MiB exchange (4), and a flood within the early-arrival bound (no buffer is held: the sender goes by rendezvous when its room is used)', async () => {
+    const flood = await expectRobust(run, {});
+    expect(flood.unexpected).toBeGreaterThan(0);
+    expect(flood.held).toBe(0);
+  }, 120_000);
+});
+
+describe('MPI devices are chosen by configuration', () => {
+  it('mpi.device am on a provider without active-messages is refused before any rank starts (3), in-process or not, naming the extension', async () => {
+    const runs = await Promise.all([
+      daplRun(['-n', '2', '--provider', 'ib', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_DEVICE: 'am' }),
+      daplRun(['-n', '2', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_DEVICE: 'am' }),
+      daplRun(['-n', '2', '--in-process', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_DEVICE: 'am' }),
+    ]);
+    for (const [i, ran] of runs.entries()) {
+      expect(ran.code).toBe(3);
+      expect(ran.stdout).toBe('');
+      expect(ran.stderr).toBe(
+        `dapl run: configuration error: DAT_INVALID_PARAMETER: library @dapl/mpi: mpi.device 'am' needs the active-messages extension, which provider ${i === 0 ? 'ib' : 'tcp'} does not have (it can run: rdma, channel)\n`,
+      );
+    }
+  });
+
+  it('dapl info says which devices each provider can run', async () => {
+    const ran = await nodeRun(['packages/core/dist/cli/main.js', 'info', '--json']);
+    expect(ran.code).toBe(0);
+    const providers = (JSON.parse(ran.stdout) as { providers: { key: string; runs?: { label: string; value: string }[] }[] }).providers;
+    const devices = Object.fromEntries(providers.map((p) => [p.key, p.runs?.find((r) => r.label === 'mpi devices')?.value]));
+    expect(devices).toMatchObject({ tcp: 'rdma, channel', ib: 'rdma, channel', lapi: 'rdma, channel, am', combuf: 'rdma, channel' });
+  });
+
+  it('DAPL_MPI_PROTOCOL_INFO=1 shows the channel device\'s thresholds and mode, and the am device\'s variant', async () => {
+    const [channel, am] = await Promise.all([
+      daplRun(['-n', '2', '--provider', 'ib', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_PROTOCOL_INFO: '1', ...CHANNEL, DAPL_MPI_CHANNEL_MODE: 'blocking' }, KILL_AFTER_MS),
+      daplRun(['-n', '2', '--provider', 'lapi', 'examples/mpi-pingpong.mjs'], { DAPL_MPI_PROTOCOL_INFO: '1', DAPL_MPI_DEVICE: 'am', DAPL_MPI_AM_VARIANT: 'counters' }, KILL_AFTER_MS),
+    ]);
+    const info = (ran: Ran) => {
+      expect(ran.code, ran.stderr).toBe(0);
+      return ran.stdout.split('\n').filter((l) => l.startsWith('mpi: '));
+    };
+    expect(info(channel)).toEqual([
+      'mpi: device channel (MPICH Channel Interface over DAT send/recv, blocking) on provider ib: 16 receive buffers of 32768 B per peer',
+      'mpi: 0..1024 B: short (the data inside the control packet)',
+      'mpi: 1025..131072 B: eager (control packet, then the data; buffered at the receiver when unexpected)',
+      'mpi: 131073.. B, and synchronous mode at every size: rendezvous (request to send, ready to receive, then the data)',
+    ]);
+    expect(info(am)).toEqual([
+      'mpi: device am (MPI-LAPI, counters: data completion by target counters; handshake completion handlers on the completion thread) on provider lapi: matching in the header handler',
+      'mpi: 0..4096 B, standard and ready modes: eager (one Amsend, into the posted receive\'s buffer or an early-arrival buffer; 4194304 B of early-arrival room per peer, rendezvous when none is left)',
+      'mpi: 4097.. B, and synchronous mode at every size: rendezvous (request to send; the acknowledgement from a completion handler; the data into the receive\'s buffer)',
+    ]);
+  }, 120_000);
+});
+
 describe('MPI at 16 ranks', () => {
   it.each([['ib'], ['combuf']])('communicators and matching on %s', async (provider) => {
     const [comms, matching] = await Promise.all([

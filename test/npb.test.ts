@@ -10,8 +10,8 @@ const LAUNCH: [string, string[]][] = [
   ['combuf', ['--provider', 'combuf']],
 ];
 
-async function verified(args: string[], name: string, cls: string, ranks: number): Promise<void> {
-  const ran = await daplRun(args, {}, 240_000);
+async function verified(args: string[], name: string, cls: string, ranks: number, env: Record<string, string> = {}): Promise<void> {
+  const ran = await daplRun(args, env, 240_000);
   expect(ran.stderr, ran.stderr).toBe('');
   expect(ran.code).toBe(0);
   expect(ran.stdout).toContain(` ${name} Benchmark Completed.`);
@@ -36,4 +36,19 @@ describe('NPB over tcp with one process per rank', () => {
   it('IS class S on 4 processes and EP class S on 2', async () => {
     await Promise.all([verified(['-n', '4', 'examples/npb/is.mjs', 'S'], 'IS', 'S', 4), verified(['-n', '2', 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2)]);
   });
+});
+
+describe.each([...LAUNCH, ['tcp (one process per rank)', []] as [string, string[]]])('NPB on the channel device on %s', (_name, launch) => {
+  const channel = { DAPL_MPI_DEVICE: 'channel' };
+  it('IS class S on 4 ranks and EP class S on 2 verify', async () => {
+    await Promise.all([verified(['-n', '4', ...launch, 'examples/npb/is.mjs', 'S'], 'IS', 'S', 4, channel), verified(['-n', '2', ...launch, 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2, channel)]);
+  }, 240_000);
+});
+
+describe.each([['base'], ['counters'], ['enhanced']])('NPB on the am device (%s) on lapi', (variant) => {
+  const am = { DAPL_MPI_DEVICE: 'am', DAPL_MPI_AM_VARIANT: variant };
+  it('IS class S on 4 ranks and EP class S on 2 verify', async () => {
+    const lapi = ['--provider', 'lapi'];
+    await Promise.all([verified(['-n', '4', ...lapi, 'examples/npb/is.mjs', 'S'], 'IS', 'S', 4, am), verified(['-n', '2', ...lapi, 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2, am)]);
+  }, 240_000);
 });

@@ -19,6 +19,14 @@ describe('loadLibrarySections', () => {
     expect(sections).toEqual([{ name: 'mpi', specifier: '@x/mpi/config', parameters: [SPEC] }]);
   });
 
+  it("carries a section's check of a provider and its line for dapl info", async () => {
+    const check = () => 'needs more';
+    const supports = () => ({ label: 'x devices', value: 'a, b' });
+    const [section] = await loadLibrarySections(async () => ({ CONFIG_SECTION: { name: 'mpi', parameters: [SPEC], check, supports } }), { mpi: '@x/mpi/config' });
+    expect(section.check).toBe(check);
+    expect(section.supports).toBe(supports);
+  });
+
   it('an installed version of a library without the config export declares nothing', async () => {
     const notExported = Object.assign(new Error("Package subpath './config' is not defined by \"exports\""), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' });
     const sections = await loadLibrarySections(

@@ -1,7 +1,7 @@
 import { EndpointPreparer, Runtime } from '@dapl/core';
 import { ContainerModule } from 'inversify';
 import { ErrorClass, MpiError } from './api/errors.js';
-import { RDMA_DEVICE } from './device/devices.js';
+import { AM_DEVICE, CHANNEL_DEVICE, RDMA_DEVICE } from './device/devices.js';
 import { MpiDevice, MpiDeviceFactory, MpiParameters, PointToPoint } from './tokens.js';
 
 /**
@@ -14,6 +14,8 @@ export function createMpiModule(parameters: MpiParameters): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind<MpiParameters>(MpiParameters).toConstantValue(parameters);
     bind<MpiDeviceFactory>(MpiDeviceFactory).toConstantValue(RDMA_DEVICE);
+    bind<MpiDeviceFactory>(MpiDeviceFactory).toConstantValue(CHANNEL_DEVICE);
+    bind<MpiDeviceFactory>(MpiDeviceFactory).toConstantValue(AM_DEVICE);
     bind(PointToPoint)
       .toDynamicValue((ctx) => new PointToPoint(ctx.get<Runtime>(Runtime).clock))
       .inSingletonScope();

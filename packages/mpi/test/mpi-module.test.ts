@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { MPI_PARAMETERS, type MpiParameters as Parameters } from '../src/api/mpi-parameters.js';
 import { ErrorClass, MpiError } from '../src/api/errors.js';
 import type { DeviceFactory } from '../src/device/devices.js';
+import { AmDevice } from '../src/device/am/am-device.js';
+import { ChannelDevice } from '../src/device/channel/channel-device.js';
 import { RdmaDevice } from '../src/device/rdma/rdma-device.js';
 import { createMpiModule } from '../src/mpi-module.js';
 import { MpiDevice, MpiDeviceFactory, MpiParameters, PointToPoint } from '../src/tokens.js';
@@ -25,6 +27,17 @@ describe('createMpiModule', () => {
     expect(p2p.device).toBe(device);
     expect(c.getAll<EndpointPreparer>(EndpointPreparer)).toEqual([device.prepare]);
     expect(c.get(Runtime)).toBeInstanceOf(SingletonRuntime);
+  });
+
+  it.each([
+    ['channel', ChannelDevice],
+    ['am', AmDevice],
+  ] as const)('mpi.device %s selects its device by name from the contribution point', async (name, type) => {
+    const c = await container({ ...defaults, device: name });
+    const device = c.get<MpiDevice>(MpiDevice);
+    expect(device).toBeInstanceOf(type);
+    expect(device.name).toBe(name);
+    expect(c.get(PointToPoint).device).toBe(device);
   });
 
   it('takes devices from the MpiDeviceFactory contribution point, and names an unknown one', async () => {

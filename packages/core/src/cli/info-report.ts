@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { DatProvider, ParameterSpec } from '../dat/provider.js';
+import type { DatProvider, ParameterSpec, ProviderCapabilities } from '../dat/provider.js';
 import type { IaLimits, InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
 import { describeUnknownKeys, type DaplConfig, type UnknownKey } from '../config/dapl-config.js';
 import { CORE_PARAMETERS } from '../config/core-parameters.js';
@@ -57,6 +57,8 @@ export interface LoadedProviderInfo extends ProviderInfoBase {
   readonly description: string;
   readonly apiVersion: number;
   readonly capabilities: { readonly dto: readonly string[]; readonly extensions: readonly string[]; readonly inProcess: boolean };
+  /** What each installed upper library can run on it (`mpi devices: rdma, channel, am`). */
+  readonly runs?: readonly { readonly label: string; readonly value: string }[];
   readonly parameters: readonly ParameterInfo[];
   /** Keys configured for this provider's section that it does not declare. */
   readonly unknownKeys: readonly UnknownKey[];
@@ -108,9 +110,14 @@ export interface GatherInfoOptions {
 
 export async function gatherInfo(options: GatherInfoOptions): Promise<InfoReport> {
   const { config, registry } = options;
+  const sections = await loadLibrarySections();
   const providers: ProviderInfo[] = [];
-  for (const entry of registry.list()) providers.push(await describeProvider(entry, options));
-  const libraries = (await loadLibrarySections()).map((l) => ({
+  for (const entry of registry.list()) {
+    const info = await describeProvider(entry, options);
+    const runs = info.loaded ? sections.flatMap((l) => (l.supports === undefined ? [] : [l.supports(info.capabilities as ProviderCapabilities)])) : [];
+    providers.push(runs.length === 0 || !info.loaded ? info : { ...info, runs });
+  }
+  const libraries = sections.map((l) => ({
     section: l.name,
     library: packageName(l.specifier),
     parameters: l.parameters.map((spec) => describeParameter(config, l.name, spec)),

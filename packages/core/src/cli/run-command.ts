@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DaplConfig } from '../config/dapl-config.js';
+import { DatError } from '../dat/errors.js';
+import { DatStatus } from '../dat/status.js';
 import { loadLibrarySections } from '../config/library-sections.js';
 import { packageName } from '../registry/import-module.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
@@ -110,7 +112,11 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       // one it does: every rank would stop on it.
       config.resolveDeclaredSection(provider.name, provider.parameters, `provider ${provider.name}`);
       for (const library of await loadLibrarySections()) {
-        config.resolveDeclaredSection(library.name, library.parameters, `library ${packageName(library.specifier)}`);
+        const owner = `library ${packageName(library.specifier)}`;
+        const { values } = config.resolveDeclaredSection(library.name, library.parameters, owner);
+        // And settings the provider cannot serve (an MPI device that needs an extension it lacks).
+        const problem = library.check?.(values, provider.name, provider.capabilities);
+        if (problem !== undefined) throw new DatError(DatStatus.INVALID_PARAMETER, `${owner}: ${problem}`);
       }
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;

@@ -1,4 +1,5 @@
-import type { ParameterSpec } from '../dat/provider.js';
+import type { ParameterSpec, ProviderCapabilities } from '../dat/provider.js';
+import type { ParameterValue } from './parameter-value.js';
 import { importModule, missingModule, type ModuleImporter } from '../registry/import-module.js';
 
 /**
@@ -12,6 +13,10 @@ export interface LibrarySection {
   readonly name: string;
   readonly specifier: string;
   readonly parameters: readonly ParameterSpec[];
+  /** Why these settings cannot run on provider `provider` (e.g. a device that needs an extension it lacks), or undefined. */
+  readonly check?: (values: Readonly<Record<string, ParameterValue>>, provider: string, capabilities: ProviderCapabilities) => string | undefined;
+  /** What of the library a provider with these capabilities can run, for `dapl info` (e.g. "mpi devices: rdma, channel"). */
+  readonly supports?: (capabilities: ProviderCapabilities) => { readonly label: string; readonly value: string };
 }
 
 /** The libraries of this project that have settings, by section name; only installed ones load. */
@@ -36,11 +41,17 @@ export async function loadLibrarySections(importer: ModuleImporter = importModul
       if (missing === 'self' || missing === 'entry' || (error as { code?: unknown }).code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') continue;
       throw error;
     }
-    const section = module.CONFIG_SECTION as { name?: unknown; parameters?: unknown } | undefined;
+    const section = module.CONFIG_SECTION as { name?: unknown; parameters?: unknown; check?: unknown; supports?: unknown } | undefined;
     if (section?.name !== name || !Array.isArray(section.parameters)) {
       throw new TypeError(`${specifier} does not export CONFIG_SECTION { name: '${name}', parameters: [...] }`);
     }
-    sections.push({ name, specifier, parameters: section.parameters as ParameterSpec[] });
+    sections.push({
+      name,
+      specifier,
+      parameters: section.parameters as ParameterSpec[],
+      check: typeof section.check === 'function' ? (section.check as LibrarySection['check']) : undefined,
+      supports: typeof section.supports === 'function' ? (section.supports as LibrarySection['supports']) : undefined,
+    });
   }
   return sections;
 }

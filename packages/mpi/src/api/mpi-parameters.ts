@@ -2,7 +2,13 @@ import type { ParameterSpec } from '@dapl/core';
 
 /** The `mpi` section of the configuration (`DAPL_MPI_<KEY>`, `"mpi": {…}` in dapl.config.json). */
 export const MPI_PARAMETERS: readonly ParameterSpec[] = [
-  { name: 'device', type: 'enum', values: ['rdma'], default: 'rdma', help: 'the device under the ADI (rdma: MVAPICH2 over uDAPL, the MVAPICH2-over-uDAPL paper (Chai et al.))' },
+  {
+    name: 'device',
+    type: 'enum',
+    values: ['rdma', 'channel', 'am'],
+    default: 'rdma',
+    help: "the device under the ADI: rdma (MVAPICH2 over uDAPL: eager buffers with credits, rendezvous by RDMA), channel (MPICH's Channel Interface over DAT send/recv: runs on every provider), am (MPI-LAPI: active messages, matching in the header handler; providers with active-messages)",
+  },
   {
     name: 'eagerLimit',
     type: 'integer',
@@ -46,10 +52,36 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: "barrier and bcast on the provider's hw-collectives when usable for the communicator (auto), always (hardware: an error where unusable), or never (software)",
   },
   { name: 'hwSegment', type: 'integer', default: 1 << 20, min: 4096, max: 1 << 30, help: 'bytes of the registered buffer hardware broadcasts go through (larger messages go in pieces)' },
+  { name: 'channel.shortLimit', type: 'integer', default: 1024, min: 0, max: 64 * 1024, help: 'channel device: largest message (bytes) carried inside its control packet (short protocol)' },
+  {
+    name: 'channel.eagerLimit',
+    type: 'integer',
+    default: 128 * 1024,
+    min: 0,
+    max: 64 << 20,
+    help: 'channel device: largest message sent eagerly (control packet, then the data; buffered at the receiver when unexpected); larger ones use rendezvous (request, ready-to-receive, data)',
+  },
+  {
+    name: 'channel.mode',
+    type: 'enum',
+    values: ['blocking', 'nonblocking'],
+    default: 'nonblocking',
+    help: "channel device: blocking sends each peer's messages one at a time, each message's data fully handed to the transport before the next starts (MPICH ch2's blocking channel functions); nonblocking queues them and overlaps them",
+  },
+  { name: 'channel.packetSize', type: 'integer', default: 32 * 1024, min: 4096, max: 16 << 20, help: 'channel device: bytes of each pre-posted receive buffer, the largest packet on the channel (data goes in packets of this size)' },
+  { name: 'channel.buffers', type: 'integer', default: 16, min: 4, max: 4096, help: 'channel device: receive buffers pre-posted per peer (the sender\'s credit window, in packets)' },
+  { name: 'am.eagerLimit', type: 'integer', default: 4096, min: 0, max: 64 << 20, help: 'am device: largest message sent eagerly in one Amsend; larger ones (and synchronous sends) use rendezvous (request to send, acknowledgement, data)' },
+  {
+    name: 'am.variant',
+    type: 'enum',
+    values: ['base', 'counters', 'enhanced'],
+    default: 'enhanced',
+    help: "am device: base (completion handlers after a thread switch), counters (eager completion by LAPI target counters, no completion handler), enhanced (predefined completion handlers run in the dispatcher's context): MPI-LAPI's three versions",
+  },
 ];
 
 export interface MpiParameters {
-  readonly device: 'rdma';
+  readonly device: 'rdma' | 'channel' | 'am';
   readonly eagerLimit: number;
   readonly bounceLimit: number;
   readonly credits: number;
@@ -61,4 +93,11 @@ export interface MpiParameters {
   readonly protocolInfo: boolean;
   readonly collectives: 'auto' | 'hardware' | 'software';
   readonly hwSegment: number;
+  readonly 'channel.shortLimit': number;
+  readonly 'channel.eagerLimit': number;
+  readonly 'channel.mode': 'blocking' | 'nonblocking';
+  readonly 'channel.packetSize': number;
+  readonly 'channel.buffers': number;
+  readonly 'am.eagerLimit': number;
+  readonly 'am.variant': 'base' | 'counters' | 'enhanced';
 }

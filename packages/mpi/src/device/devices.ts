@@ -1,13 +1,24 @@
-import type { Clock, Endpoint } from '@dapl/core';
+import type { Clock, Connections, Endpoint, InterfaceAdapter, Runtime } from '@dapl/core';
+import type { Logger } from 'pino';
 import type { MpiParameters } from '../api/mpi-parameters.js';
 import type { Device, DeviceHost } from './device.js';
-import { RdmaDevice, type RdmaDeviceAttachment } from './rdma/rdma-device.js';
+import { AmDevice } from './am/am-device.js';
+import { ChannelDevice } from './channel/channel-device.js';
+import { RdmaDevice } from './rdma/rdma-device.js';
+
+/** What a device is bound to once the job has started. */
+export interface DeviceAttachment {
+  readonly ia: InterfaceAdapter;
+  readonly connections: Connections;
+  readonly runtime: Runtime;
+  readonly logger: Logger;
+}
 
 /** A device made before the job starts (so that it can pre-post receives on every new endpoint). */
 export interface PreparedDevice extends Device {
   /** Connections' `prepare` hook. */
   readonly prepare: (ep: Endpoint, peer: number) => void;
-  attach(attachment: RdmaDeviceAttachment): Promise<void>;
+  attach(attachment: DeviceAttachment): Promise<void>;
 }
 
 /** One device `mpi.device` can select: the `MpiDeviceFactory` contribution point's entries. */
@@ -20,4 +31,16 @@ export interface DeviceFactory {
 export const RDMA_DEVICE: DeviceFactory = {
   name: 'rdma',
   create: (params, host, clock) => new RdmaDevice(params, host, clock),
+};
+
+/** The channel device (MPICH's Channel Interface, Vittalam's MPICH-MP_Lite): runs on every provider. */
+export const CHANNEL_DEVICE: DeviceFactory = {
+  name: 'channel',
+  create: (params, host, clock) => new ChannelDevice(params, host, clock),
+};
+
+/** The am device (MPI-LAPI): providers with the active-messages extension. */
+export const AM_DEVICE: DeviceFactory = {
+  name: 'am',
+  create: (params, host, clock) => new AmDevice(params, host, clock),
 };

@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+// NetPIPE-style throughput curve (NetPIPE's block sizes, each with its ±3-byte perturbations, 1 B to
+// 8 MiB; throughput in Mbit/s from the one-way time of a ping-pong, NetPIPE's columns) over real tcp
+// between two processes, for raw Node sockets, DAT send/recv on the tcp provider, MPI on the channel
+// device (MPICH's Channel Interface, Vittalam's MPICH-MP_Lite) and MPI on the rdma device. A job has
+// one MPI device, so each device is a job of its own; within a job the raw, DAT and MPI rounds of a
+// size alternate, and each job runs the same sizes, so drift hits them alike. The thesis's claims
+// (Vittalam, "MPICH-MP_Lite", ch. 7, Figs. 7.1-7.6) are checked on this machine and printed beside
+// its figures: MPI over the channel device within 10 % of raw TCP from 1 MiB up; a dip at the 128 kB
+// eager-to-rendezvous switch, gone with a 512 KiB eager limit (both are run).
+//
+//   node bench/netpipe.mjs [--max BYTES] [--rounds N] [--quick]
+import { connect, createServer } from 'node:net';
+import { parseArgs } from 'node:util';
+import { hasPmiEnvironment } from '@dapl/core';
+import { DatPair } from './lib/dat-pair.mjs';
+import { reportResult, runDeviceJobs } from './lib/device-jobs.mjs';
+import { median } from './lib/median.mjs';
+
+const { values } = parseArgs({
+  options: {
+    max: { type: 'string', default: String(8 << 20) },
+    rounds: { type: 'string', default: '3' },
+    quick: { type: 'boolean', default: false },
+    job: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (values.help) {
+  process.stdout.write('usage: node bench/netpipe.mjs [--max BYTES] [--rounds N] [--quick]\n');
+  process.exit(0);
+}
+const max = Number(values.max);
+const rounds = Number(values.rounds);
+for (const [name, v, min] of [['--max', max, 1], ['--rounds', rounds, 1]]) {
+  if (!Number.isSafeInteger(v) || v < min) {
+    process.stderr.write(`netpipe: ${name} must be an integer >= ${min}, got ${String(v)}\n`);
+    process.exit(2);
+  }
+}
+
+/** The jobs: raw sockets and DAT are measured in the first, beside MPI. */
+const JOBS = [
+  { key: 'channel', label: 'MPI channel', env: { DAPL_MPI_DEVICE: 'channel' }, baselines: true },
+  { key: 'channel512', label: 'channel 512K', env: { DAPL_MPI_DEVICE: 'channel', DAPL_MPI_CHANNEL_EAGER_LIMIT: String(512 * 1024) } },
+  { key: 'rdma', label: 'MPI rdma', env: { DAPL_MPI_DEVICE: 'rdma' } },
+];
+const COLUMNS = ['raw', 'dat', 'channel', 'channel512', 'rdma'];
+const NAMES = { raw: 'raw TCP', dat: 'DAT', channel: 'MPI channel', channel512: 'channel 512K', rdma: 'MPI rdma' };
+
+/** NetPIPE's sizes: blocks growing by about a third (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, ...), each also -3 and +3 bytes. */
+function netpipeSizes(limit) {
+  const out = new Set();
+  for (let base = 1; base <= limit; base = base < 4 ? base + 1 : base % 3 === 0 ? (base / 3) * 4 : (base / 4) * 6) {
+    for (const n of [base - 3, base, base + 3]) if (n >= 1 && n <= limit) out.add(n);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+const SIZES = values.quick ? netpipeSizes(max).filter((_, i) => i % 4 === 0 || _ >= 65536) : netpipeSizes(max);
+
+/** Round trips a measurement takes: many for small messages, a few for large (NetPIPE aims at a fixed time per point). */
+function repsFor(n) {
+  const r = Math.max(3, Math.min(values.quick ? 50 : 200, Math.floor((values.quick ? 4 : 16) * (1 << 20) / n)));
+  return r;
+}
+
+async function launch() {
+  const args = ['--max', values.max, '--rounds', values.rounds, ...(values.quick ? ['--quick'] : [])];
+  print(await runDeviceJobs(import.meta.url, 'tcp', JOBS.map((j) => ({ label: j.label, env: j.env, args: ['--job', j.key, ...args] }))));
+}
+
+async function rank() {
+  const { Mpi } = await import('@dapl/mpi');
+  const mpi = await Mpi.init();
+  const world = mpi.world;
+  const me = world.rank;
+  const peer = 1 - me;
+  const job = JOBS.find((j) => j.key === values.job);
+  const buf = new Uint8Array(max);
+  const dat = job.baselines ? await DatPair.start(mpi, max, 1) : undefined;
+  const raw = job.baselines ? await RawEcho.start(world, me) : undefined;
+  const wtime = () => mpi.wtime();
+  const mpiRound = async (n, reps) => {
+    const b = buf.subarray(0, n);
+    for (let i = 0; i < reps; i++) {
+      if (me === 0) {
+        await world.send(b, peer, 1);
+        await world.recv(b, peer, 1);
+      } else {
+        await world.recv(b, peer, 1);
+        await world.send(b, peer, 1);
+      }
+    }
+  };
+  // One-way time of a round of `reps` round trips, in microseconds.
+  const timed = async (round, n, reps) => {
+    await world.barrier();
+    const t0 = wtime();
+    await round(n, reps);
+    return ((wtime() - t0) / (2 * reps)) * 1e6;
+  };
+  const rows = {};
+  for (const key of [job.key, ...(job.baselines ? ['raw', 'dat'] : [])]) rows[key] = [];
+  for (const n of SIZES) {
+    const reps = repsFor(n);
+    const times = { [job.key]: [], raw: [], dat: [] };
+    // Warm the size's path once, then alternate the configurations round by round.
+    await mpiRound(n, 1);
+    for (let r = 0; r < rounds; r++) {
+      times[job.key].push(await timed(mpiRound, n, reps));
+      if (raw !== undefined) times.raw.push(await timed((m, k) => raw.pingPong(m, k), n, reps));
+      if (dat !== undefined) times.dat.push(await timed((m, k) => dat.pingPong(m, k), n, reps));
+    }
+    for (const key of Object.keys(rows)) rows[key].push({ size: n, us: median(times[key]) });
+  }
+  raw?.close();
+  if (me === 0) reportResult(rows);
+  await mpi.finalize();
+}
+
+/**
+ * Raw Node sockets: rank 1 listens and echoes each length-prefixed message whole (copied into a
+ * buffer first, as a receiver must), rank 0 sends and waits for the echo. The port goes over MPI.
+ */
+class RawEcho {
+  static async start(world, me) {
+    const echo = new RawEcho();
+    if (me === 1) {
+      const server = createServer({ noDelay: true }, (socket) => echo.#attach(socket, true));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      echo.server = server;
+      await world.send(new Int32Array([server.address().port]), 0, 9);
+    } else {
+      const port = new Int32Array(1);
+      await world.recv(port, 1, 9);
+      await new Promise((resolve) => {
+        const socket = connect({ port: port[0], host: '127.0.0.1', noDelay: true }, resolve);
+        echo.#attach(socket, false);
+      });
+    }
+    return echo;
+  }
+
+  into = new Uint8Array(max);
+  out = new Uint8Array(max + 4);
+  socket = undefined;
+  server = undefined;
+  #need = -1;
+  #have = 0;
+  #header = Buffer.alloc(4);
+  #headerHave = 0;
+  #waiter = undefined;
+
+  #attach(socket, echoing) {
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => this.#push(chunk, echoing));
+    socket.on('error', () => undefined);
+  }
+
+  #push(chunk, echoing) {
+    for (let at = 0; at < chunk.length; ) {
+      if (this.#need < 0) {
+        const k = Math.min(4 - this.#headerHave, chunk.length - at);
+        chunk.copy(this.#header, this.#headerHave, at, at + k);
+        this.#headerHave += k;
+        at += k;
+        if (this.#headerHave < 4) return;
+        this.#need = this.#header.readUInt32LE(0);
+        this.#headerHave = 0;
+        this.#have = 0;
+      }
+      const k = Math.min(this.#need - this.#have, chunk.length - at);
+      this.into.set(chunk.subarray(at, at + k), this.#have);
+      this.#have += k;
+      at += k;
+      if (this.#have === this.#need) {
+        const n = this.#need;
+        this.#need = -1;
+        if (echoing) this.#send(n);
+        else this.#waiter?.();
+      }
+    }
+  }
+
+  #send(n) {
+    const view = new DataView(this.out.buffer);
+    view.setUint32(0, n, true);
+    this.socket.write(Buffer.from(this.out.buffer, 0, n + 4));
+  }
+
+  /** Rank 0 sends; rank 1's echo server answers on its own. */
+  async pingPong(n, reps) {
+    if (this.server !== undefined) return;
+    for (let i = 0; i < reps; i++) {
+      const echoed = new Promise((resolve) => (this.#waiter = resolve));
+      this.#send(n);
+      await echoed;
+    }
+  }
+
+  close() {
+    this.socket?.destroy();
+    this.server?.close();
+  }
+}
+
+function print(results) {
+  const out = (s) => process.stdout.write(`${s}\n`);
+  const at = (key, n) => results[key].find((r) => r.size === n);
+  const mbps = (n, us) => (n * 8) / us;
+  out(`# netpipe (dapl.ts, tcp between two processes, ${rounds} alternating rounds a size, medians): NetPIPE's sizes with their ±3-byte perturbations`);
+  out(`# ${'bytes'.padStart(9)} ${COLUMNS.map((k) => `${NAMES[k].padStart(12)} Mbps ${'usec'.padStart(9)}`).join(' ')}`);
+  for (const n of SIZES) out(`  ${String(n).padStart(9)} ${COLUMNS.map((k) => `${mbps(n, at(k, n).us).toFixed(2).padStart(17)} ${at(k, n).us.toFixed(2).padStart(9)}`).join(' ')}`);
+  out('# Beside the thesis (Vittalam, MPICH-MP_Lite, ch. 7), measured here:');
+  const big = SIZES.filter((n) => n >= 1 << 20);
+  if (big.length > 0) {
+    const ratios = big.map((n) => mbps(n, at('channel', n).us) / mbps(n, at('raw', n).us));
+    const worst = Math.min(...ratios);
+    out(`#  Figs. 7.1-7.4 "both MPICH-MP_Lite devices perform close to raw TCP": MPI channel / raw TCP throughput from 1 MiB: ${Math.min(...ratios).toFixed(2)} .. ${Math.max(...ratios).toFixed(2)} (claim: within 10 %: ${worst >= 0.9 ? 'holds' : 'does not hold here'})`);
+    const rdma = big.map((n) => mbps(n, at('rdma', n).us) / mbps(n, at('raw', n).us));
+    out(`#     MPI rdma / raw TCP from 1 MiB: ${Math.min(...rdma).toFixed(2)} .. ${Math.max(...rdma).toFixed(2)}; DAT / raw: ${Math.min(...big.map((n) => mbps(n, at('dat', n).us) / mbps(n, at('raw', n).us))).toFixed(2)} .. ${Math.max(...big.map((n) => mbps(n, at('dat', n).us) / mbps(n, at('raw', n).us))).toFixed(2)}`);
+  }
+  const dip = (key, limit) => {
+    const below = SIZES.filter((n) => n <= limit).at(-1);
+    const above = SIZES.find((n) => n > limit);
+    if (below === undefined || above === undefined) return undefined;
+    return { below, above, ratio: mbps(above, at(key, above).us) / mbps(below, at(key, below).us) };
+  };
+  const d128 = dip('channel', 128 * 1024);
+  const d128at512 = dip('channel512', 128 * 1024);
+  const d512 = dip('channel512', 512 * 1024);
+  if (d128 !== undefined && d128at512 !== undefined) {
+    out(`#  Fig. 7.6 "the performance degrades considerably near the region where the protocol changes from Eager to Rendezvous" (128 kB default):`);
+    out(`#     eager limit 128 KiB: throughput at ${d128.above} B / at ${d128.below} B = ${d128.ratio.toFixed(2)} (${d128.ratio < 1 ? 'a dip' : 'no dip'})`);
+    out(`#     eager limit 512 KiB, same sizes: ${d128at512.ratio.toFixed(2)} (${d128at512.ratio < 1 ? 'still a dip' : 'the dip is gone'})${d512 === undefined ? '' : `; at its own switch, ${d512.above} B / ${d512.below} B = ${d512.ratio.toFixed(2)}`}`);
+  }
+}
+
+// Classes are not hoisted: dispatch once everything above is defined.
+if (hasPmiEnvironment(process.env)) await rank();
+else await launch();

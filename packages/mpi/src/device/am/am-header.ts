@@ -1,0 +1,67 @@
+/**
+ * The user header of the am device's Amsends (MPI-LAPI's msg_description, 32 bytes little endian):
+ * the envelope, both ends' request ids, flags, and credits returned. Encoded into one reused buffer
+ * (LAPI copies the header at the call) and decoded in place by the header handlers.
+ */
+export const AM_HEADER_BYTES = 32;
+
+/** Header handler ids of the am device's messages (MPI-LAPI's Eager_hdr_hdl, Request_to_send_hdr_hdl …). */
+export const AmHandler = {
+  /** Eager: the data, into the posted receive's buffer or an early-arrival buffer. */
+  EAGER: 0x4d50_0001,
+  /** Rendezvous, first phase: request to send (no data). */
+  REQUEST_TO_SEND: 0x4d50_0002,
+  /** The receiver's acknowledgement of a request to send (Request_to_send_acked). */
+  ACKNOWLEDGED: 0x4d50_0003,
+  /** Rendezvous, second phase: the data, straight into the matched receive's buffer. */
+  DATA: 0x4d50_0004,
+  /** Early-arrival room given back to the sender (bounded unexpected memory). */
+  CREDIT: 0x4d50_0005,
+} as const;
+
+/** Target counters, one per source rank (MPI-LAPI Counters: ids fixed by rank, so nothing is exchanged at init). */
+export const COUNTER_BASE = 0x4d51_0000;
+
+export const AmFlag = {
+  READY: 0x01,
+  SYNC: 0x02,
+} as const;
+
+export interface AmHeader {
+  context: number;
+  source: number;
+  tag: number;
+  size: number;
+  senderRequest: number;
+  receiverRequest: number;
+  flags: number;
+  /** The sender's world rank (the handler's LAPI task number is the node, not necessarily the rank). */
+  from: number;
+}
+
+export function emptyAmHeader(): AmHeader {
+  return { context: 0, source: 0, tag: 0, size: 0, senderRequest: 0, receiverRequest: 0, flags: 0, from: 0 };
+}
+
+export function writeAmHeader(view: DataView, h: AmHeader): void {
+  view.setInt32(0, h.context, true);
+  view.setInt32(4, h.source, true);
+  view.setInt32(8, h.tag, true);
+  view.setUint32(12, h.size, true);
+  view.setUint32(16, h.senderRequest, true);
+  view.setUint32(20, h.receiverRequest, true);
+  view.setUint32(24, h.flags, true);
+  view.setUint32(28, h.from, true);
+}
+
+export function readAmHeader(bytes: Uint8Array, h: AmHeader): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, AM_HEADER_BYTES);
+  h.context = view.getInt32(0, true);
+  h.source = view.getInt32(4, true);
+  h.tag = view.getInt32(8, true);
+  h.size = view.getUint32(12, true);
+  h.senderRequest = view.getUint32(16, true);
+  h.receiverRequest = view.getUint32(20, true);
+  h.flags = view.getUint32(24, true);
+  h.from = view.getUint32(28, true);
+}

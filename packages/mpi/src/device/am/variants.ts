@@ -1,0 +1,24 @@
+import type { MpiParameters } from '../../api/mpi-parameters.js';
+
+/**
+ * How each MPI-LAPI version (Banikazemi, Govindaraju, Blackmore, Panda: "Implementing efficient MPI
+ * on LAPI for IBM RS/6000 SP systems", §5) learns that a message's data is in place:
+ * - base: a completion handler, which LAPI runs on its completion thread (a thread switch);
+ * - counters: eager data (and rendezvous data, sent the eager way) by LAPI's target counter, no
+ *   completion handler; the rendezvous handshake still needs completion handlers (a request to send
+ *   that arrived does not mean the data may come);
+ * - enhanced: completion handlers predefined in LAPI, run in the dispatcher's context (no switch).
+ */
+export interface AmVariant {
+  /** Eager and rendezvous data complete by the per-source target counter instead of a completion handler. */
+  readonly dataByCounter: boolean;
+  /** Completion handlers run in the dispatcher's context. */
+  readonly inContext: boolean;
+  readonly description: string;
+}
+
+export const AM_VARIANTS: Readonly<Record<MpiParameters['am.variant'], AmVariant>> = {
+  base: { dataByCounter: false, inContext: false, description: 'completion handlers on the completion thread (a thread switch each)' },
+  counters: { dataByCounter: true, inContext: false, description: 'data completion by target counters; handshake completion handlers on the completion thread' },
+  enhanced: { dataByCounter: false, inContext: true, description: "predefined completion handlers in the dispatcher's context (no thread switch)" },
+};

@@ -1,0 +1,433 @@
+import type { Clock, Endpoint } from '@dapl/core';
+import { ErrorClass, MpiError } from '../../api/errors.js';
+import type { MpiParameters } from '../../api/mpi-parameters.js';
+import { Status } from '../../api/status.js';
+import { RequestTable } from '../../adi/request-table.js';
+import { SendMode, type IncomingMessage, type RecvRequest, type SendRequest } from '../../adi/requests.js';
+import type { DeviceHost } from '../device.js';
+import type { DeviceAttachment, PreparedDevice } from '../devices.js';
+import { SendsInFlight } from '../sends-in-flight.js';
+import { packedBytes, unpackPiece } from '../span-bytes.js';
+import { ControlFlag, ControlKind, emptyPacket, type ControlPacket, type DataSink, type KeptPacket } from './channel.js';
+import { ChannelArrival } from './channel-arrival.js';
+import { DatChannel } from './dat-channel.js';
+import { SendSequencer } from './send-sequencer.js';
+
+/** A matched receive whose data comes on the channel (eager after its packet, or rendezvous after ready-to-receive). */
+class ReceiveSink implements DataSink {
+  constructor(
+    readonly request: RecvRequest,
+    readonly from: number,
+    readonly source: number,
+    readonly tag: number,
+    readonly size: number,
+    private readonly clock: Clock,
+  ) {}
+
+  accept(piece: Uint8Array, at: number): boolean {
+    unpackPiece(this.request.data, piece, at, this.clock);
+    return false;
+  }
+
+  done(): void {
+    this.request.finish(this.source, this.tag, this.size);
+  }
+
+  failed(error: Error): void {
+    if (!this.request.done) this.request.fail(lostPeer(this.from, error));
+  }
+}
+
+/**
+ * The channel device: MPICH's ch2 protocols (Vittalam ch. 6) over a `Channel` — short (the data in
+ * the control packet), eager (control packet, then the data; buffered at the receiver when
+ * unexpected) and rendezvous (request to send, ready to receive, data) — with the thresholds
+ * `mpi.channel.shortLimit` and `mpi.channel.eagerLimit`. Synchronous sends go by rendezvous (the
+ * sender learns of the match from the ready-to-receive), as in MPI-LAPI's Table 2.
+ */
+export class ChannelDevice implements PreparedDevice {
+  readonly name = 'channel';
+  readonly #params: MpiParameters;
+  readonly #host: DeviceHost;
+  readonly #clock: Clock;
+  readonly #channel: DatChannel;
+  readonly #sequencer: SendSequencer;
+  readonly #shortLimit: number;
+  readonly #eagerLimit: number;
+  readonly #sends = new RequestTable<SendRequest>();
+  readonly #receives = new RequestTable<ReceiveSink>();
+  /** Unexpected messages held in receive buffers, per peer, oldest first (at most a window of them). */
+  readonly #held: IncomingMessage[][] = [];
+  readonly #lost = new Map<number, MpiError>();
+  readonly #out: ControlPacket = emptyPacket();
+  #a: DeviceAttachment | undefined;
+  readonly #inFlight = new SendsInFlight();
+  readonly #counts = { shortSends: 0, eagerSends: 0, rendezvousSends: 0 };
+  readonly #unexpected = { bytes: 0, peakBytes: 0, held: 0, peakHeld: 0 };
+
+  constructor(params: MpiParameters, host: DeviceHost, clock: Clock) {
+    this.#params = params;
+    this.#host = host;
+    this.#clock = clock;
+    this.#shortLimit = params['channel.shortLimit'];
+    this.#eagerLimit = Math.max(params['channel.eagerLimit'], this.#shortLimit);
+    this.#sequencer = new SendSequencer(params['channel.mode'] === 'blocking');
+    const packetSize = params['channel.packetSize'];
+    if (packetSize < this.#shortLimit + 64) {
+      throw new MpiError(ErrorClass.ERR_ARG, `mpi.channel.packetSize ${packetSize} must hold a control packet with mpi.channel.shortLimit ${this.#shortLimit} bytes of data (at least ${this.#shortLimit + 64})`, {
+        argument: 'mpi.channel.packetSize',
+      });
+    }
+    this.#channel = new DatChannel(
+      { packetSize, buffers: params['channel.buffers'], shortLimit: this.#shortLimit, sendBuffers: params.sendBuffers, registrationCache: params.registrationCache },
+      clock,
+    );
+    this.#channel.setControlHandler(this.#onControl);
+    this.#channel.onPeerLost(this.#onPeerLost);
+  }
+
+  readonly prepare = (ep: Endpoint, peer: number): void => this.#channel.prepare(ep, peer);
+
+  attach(a: DeviceAttachment): Promise<void> {
+    const max = a.ia.query().limits.maxMessageSize;
+    if (this.#params['channel.packetSize'] > max) {
+      throw new MpiError(ErrorClass.ERR_ARG, `mpi.channel.packetSize ${this.#params['channel.packetSize']} exceeds the provider's largest message (${max} bytes)`, { argument: 'mpi.channel.packetSize' });
+    }
+    this.#a = a;
+    this.#channel.attach(a.connections);
+    return Promise.resolve();
+  }
+
+  // ---- sending ------------------------------------------------------------------------------
+
+  send(request: SendRequest): void {
+    const lost = this.#lost.get(request.peer);
+    if (lost !== undefined) return request.fail(lost);
+    this.#inFlight.track(request);
+    const size = request.data.size;
+    if (request.mode === SendMode.SYNCHRONOUS || size > this.#eagerLimit) return this.#requestToSend(request);
+    if (size <= this.#shortLimit) return this.#short(request);
+    this.#eager(request);
+  }
+
+  drain(): Promise<void> {
+    return this.#inFlight.drain();
+  }
+
+  #envelope(kind: ControlKind, request: SendRequest): ControlPacket {
+    const p = this.#out;
+    p.kind = kind;
+    p.flags = (request.mode === SendMode.READY ? ControlFlag.READY : 0) | (request.mode === SendMode.SYNCHRONOUS ? ControlFlag.SYNC : 0);
+    p.context = request.context;
+    p.source = request.source;
+    p.tag = request.tag;
+    p.size = request.data.size;
+    p.senderRequest = 0;
+    p.receiverRequest = 0;
+    p.payload = undefined;
+    return p;
+  }
+
+  /** Short: the data travels in the control packet, copied into it; the send is complete once it is (ch2's short is always blocking). */
+  #short(request: SendRequest): void {
+    this.#counts.shortSends++;
+    this.#sequencer.start(request.peer, (done) => {
+      const packet = this.#envelope(ControlKind.SHORT, request);
+      packet.payload = packedBytes(request.data, this.#clock);
+      const blocking = this.#sequencer.blocking;
+      this.#channel.isendControl(packet, request.peer, (error) => {
+        done();
+        if (error !== undefined) request.fail(lostPeer(request.peer, error));
+        else if (blocking) request.complete(Status.EMPTY);
+      });
+      if (!blocking && !request.done) request.complete(Status.EMPTY);
+    });
+  }
+
+  /** Eager: the control packet, then the data from the user's buffer; complete when the data has left. */
+  #eager(request: SendRequest): void {
+    this.#counts.eagerSends++;
+    this.#sequencer.start(request.peer, (done) => {
+      this.#channel.isendControl(this.#envelope(ControlKind.EAGER, request), request.peer);
+      this.#sendData(request, done);
+    });
+  }
+
+  #sendData(request: SendRequest, done: () => void): void {
+    this.#channel.isendChannel(packedBytes(request.data, this.#clock), request.peer, (error) => {
+      done();
+      if (error !== undefined) request.fail(lostPeer(request.peer, error));
+      else request.complete(Status.EMPTY);
+    });
+  }
+
+  /** Rendezvous, first step: the request to send; the data waits for the receiver's ready-to-receive. */
+  #requestToSend(request: SendRequest): void {
+    this.#counts.rendezvousSends++;
+    request.id = this.#sends.add(request);
+    this.#sequencer.start(request.peer, (done) => {
+      const packet = this.#envelope(ControlKind.REQUEST_TO_SEND, request);
+      packet.senderRequest = request.id;
+      this.#channel.isendControl(packet, request.peer, (error) => {
+        done();
+        if (error !== undefined && this.#sends.take(request.id) !== undefined) request.fail(lostPeer(request.peer, error));
+      });
+    });
+  }
+
+  /** Rendezvous, last step (the receiver is ready): the data behind a packet naming its receive. */
+  #rendezvousData(from: number, senderRequest: number, receiverRequest: number): void {
+    const request = this.#sends.take(senderRequest);
+    if (request === undefined) return;
+    // Nobody will receive it (its communicator was freed at the receiver): the send is over.
+    if (receiverRequest === 0) return request.complete(Status.EMPTY);
+    this.#sequencer.start(from, (done) => {
+      const packet = this.#envelope(ControlKind.RENDEZVOUS_DATA, request);
+      packet.receiverRequest = receiverRequest;
+      this.#channel.isendControl(packet, from);
+      this.#sendData(request, done);
+    });
+  }
+
+  // ---- receiving ----------------------------------------------------------------------------
+
+  /** The channel's out-of-band handler: every control packet, as it arrives. True keeps its buffer. */
+  readonly #onControl = (packet: ControlPacket, from: number, buffer: KeptPacket): boolean => {
+    switch (packet.kind) {
+      case ControlKind.SHORT:
+        return this.#onShort(packet, from, buffer);
+      case ControlKind.EAGER: {
+        const request = this.#host.takePosted(packet.context, packet.source, packet.tag);
+        if (request !== undefined) {
+          this.#channel.irecvFromChannel(packet.size, from, new ReceiveSink(request, from, packet.source, packet.tag, packet.size, this.#clock));
+          return false;
+        }
+        const arrival = this.#arrival(from, packet);
+        this.#channel.irecvFromChannel(packet.size, from, arrival);
+        this.#host.arriveUnexpected(incoming(from, packet, undefined, arrival));
+        return false;
+      }
+      case ControlKind.REQUEST_TO_SEND:
+        this.#host.arrive(incoming(from, packet, undefined, this.#arrival(from, packet)));
+        return false;
+      case ControlKind.READY_TO_RECEIVE:
+        this.#rendezvousData(from, packet.senderRequest, packet.receiverRequest);
+        return false;
+      case ControlKind.RENDEZVOUS_DATA: {
+        const sink = packet.receiverRequest === 0 ? undefined : this.#receives.take(packet.receiverRequest);
+        this.#channel.irecvFromChannel(packet.size, from, sink ?? DROP);
+        return false;
+      }
+      default:
+        this.#onPeerLost(from, new Error(`rank ${from} sent a control packet of unknown kind ${String(packet.kind)}`));
+        return false;
+    }
+  };
+
+  #onShort(packet: ControlPacket, from: number, buffer: KeptPacket): boolean {
+    const request = this.#host.takePosted(packet.context, packet.source, packet.tag);
+    if (request !== undefined) {
+      unpackPiece(request.data, packet.payload!, 0, this.#clock);
+      request.finish(packet.source, packet.tag, packet.size);
+      return false;
+    }
+    const arrival = this.#arrival(from, packet);
+    arrival.packet = buffer;
+    arrival.inHandler = true;
+    this.#host.arriveUnexpected(incoming(from, packet, packet.payload, arrival));
+    arrival.inHandler = false;
+    // `keep` copied it out (the channel re-posts the buffer when we return false), or left it held in its buffer.
+    return arrival.packet !== undefined;
+  }
+
+  #arrival(from: number, packet: ControlPacket): ChannelArrival {
+    return new ChannelArrival(from, packet.kind, packet.source, packet.tag, packet.senderRequest, packet.size, this.#channel, this.#clock, this.#eagerComplete, this.#eagerFailed);
+  }
+
+  readonly #eagerComplete = (arrival: ChannelArrival): void => {
+    const taker = arrival.taker;
+    if (taker !== undefined && taker !== 'discarded') taker.finish(arrival.source, arrival.tag, arrival.size);
+  };
+
+  readonly #eagerFailed = (arrival: ChannelArrival, error: Error): void => {
+    const taker = arrival.taker;
+    if (taker !== undefined && taker !== 'discarded' && !taker.done) taker.fail(lostPeer(arrival.from, error));
+  };
+
+  deliver(message: IncomingMessage, request: RecvRequest): void {
+    const arrival = message.deviceState as ChannelArrival;
+    if (message.payload !== undefined || arrival.packet !== undefined) {
+      // SHORT, held in its buffer or copied out.
+      arrival.deliverTo(request, message.payload);
+      this.#unhold(message, arrival);
+      return request.finish(message.source, message.tag, message.size);
+    }
+    if (this.#isRequestToSend(message)) {
+      const sink = new ReceiveSink(request, arrival.from, message.source, message.tag, message.size, this.#clock);
+      const packet = this.#out;
+      packet.kind = ControlKind.READY_TO_RECEIVE;
+      packet.flags = 0;
+      packet.context = message.context;
+      packet.source = message.source;
+      packet.tag = message.tag;
+      packet.size = message.size;
+      packet.senderRequest = arrival.senderRequest;
+      packet.receiverRequest = this.#receives.add(sink);
+      packet.payload = undefined;
+      this.#channel.isendControl(packet, arrival.from);
+      // Its data will need the sender's credits: whatever of that sender is held must give them back.
+      this.#releaseHeld(arrival.from);
+      return;
+    }
+    // Eager: what has arrived goes into the receive, the rest will follow there.
+    arrival.deliverTo(request, undefined);
+    this.#unhold(message, arrival);
+    if (arrival.complete) request.finish(message.source, message.tag, message.size);
+  }
+
+  keep(message: IncomingMessage): void {
+    if (this.#isRequestToSend(message)) return;
+    const arrival = message.deviceState as ChannelArrival;
+    const u = this.#unexpected;
+    if (this.#host.receivesWaitFor(arrival.from) || u.bytes + message.size <= this.#params.unexpectedLimit) return this.#copyOut(message, arrival);
+    (this.#held[arrival.from] ??= []).push(message);
+    if (++u.held > u.peakHeld) u.peakHeld = u.held;
+  }
+
+  #copyOut(message: IncomingMessage, arrival: ChannelArrival): void {
+    if (message.payload !== undefined) {
+      message.payload = message.payload.slice();
+      this.#clock.chargeCopy(message.size);
+      if (arrival.packet !== undefined && !arrival.inHandler) this.#channel.release(arrival.packet);
+      arrival.packet = undefined;
+      arrival.copied = true;
+    } else {
+      arrival.copyOut();
+    }
+    const u = this.#unexpected;
+    u.bytes += message.size;
+    if (u.bytes > u.peakBytes) u.peakBytes = u.bytes;
+  }
+
+  /** A kept message is consumed: off the held list, or out of the unexpected bytes. */
+  #unhold(message: IncomingMessage, arrival: ChannelArrival): void {
+    if (arrival.copied) {
+      this.#unexpected.bytes -= message.size;
+      arrival.copied = false;
+      return;
+    }
+    const held = this.#held[arrival.from];
+    const at = held === undefined ? -1 : held.indexOf(message);
+    if (at >= 0) {
+      held!.splice(at, 1);
+      this.#unexpected.held--;
+    }
+  }
+
+  /** Copy out everything held of `peer`: a receive waits on it, and what it waits for may be behind those buffers. */
+  #releaseHeld(peer: number): void {
+    const held = this.#held[peer];
+    if (held === undefined || held.length === 0) return;
+    for (const message of held.splice(0)) {
+      this.#unexpected.held--;
+      this.#copyOut(message, message.deviceState as ChannelArrival);
+    }
+  }
+
+  receivePosted(peer: number | undefined): void {
+    if (this.#unexpected.held === 0) return;
+    if (peer !== undefined) return this.#releaseHeld(peer);
+    for (let p = 0; p < this.#held.length; p++) this.#releaseHeld(p);
+  }
+
+  deferCancel(): boolean {
+    return false;
+  }
+
+  discard(message: IncomingMessage): void {
+    const arrival = message.deviceState as ChannelArrival;
+    if (this.#isRequestToSend(message)) {
+      // Let the sender finish: a ready-to-receive naming no receive.
+      const packet = this.#out;
+      packet.kind = ControlKind.READY_TO_RECEIVE;
+      packet.senderRequest = arrival.senderRequest;
+      packet.receiverRequest = 0;
+      packet.payload = undefined;
+      return this.#channel.isendControl(packet, arrival.from);
+    }
+    this.#unhold(message, arrival);
+    arrival.drop();
+  }
+
+  #isRequestToSend(message: IncomingMessage): boolean {
+    return message.payload === undefined && (message.deviceState as ChannelArrival).kind === ControlKind.REQUEST_TO_SEND;
+  }
+
+  // ---- failures, information ----------------------------------------------------------------
+
+  readonly #onPeerLost = (peer: number, cause: Error): void => {
+    if (this.#lost.has(peer)) return;
+    const error = lostPeer(peer, cause);
+    this.#lost.set(peer, error);
+    for (const request of this.#sends.values()) {
+      if (request.peer === peer) {
+        this.#sends.take(request.id);
+        request.fail(error);
+      }
+    }
+    for (const sink of this.#receives.values()) if (sink.from === peer) sink.failed(cause);
+    this.#host.peerFailed(peer, error);
+  };
+
+  protocolInfo(): string[] {
+    const p = this.#params;
+    const provider = this.#a?.ia.provider.name ?? '?';
+    const short = this.#shortLimit;
+    const eager = this.#eagerLimit;
+    return [
+      `mpi: device channel (MPICH Channel Interface over DAT send/recv, ${p['channel.mode']}) on provider ${provider}: ${p['channel.buffers']} receive buffers of ${p['channel.packetSize']} B per peer`,
+      `mpi: 0..${short} B: short (the data inside the control packet)`,
+      ...(eager > short ? [`mpi: ${short + 1}..${eager} B: eager (control packet, then the data; buffered at the receiver when unexpected)`] : []),
+      `mpi: ${eager + 1}.. B, and synchronous mode at every size: rendezvous (request to send, ready to receive, then the data)`,
+    ];
+  }
+
+  counters(): Readonly<Record<string, number>> {
+    const u = this.#unexpected;
+    return {
+      ...this.#counts,
+      ...this.#channel.counts,
+      unexpectedBytes: u.bytes,
+      peakUnexpectedBytes: u.peakBytes,
+      heldMessages: u.held,
+      peakHeldMessages: u.peakHeld,
+      sendsInFlight: this.#inFlight.count,
+    };
+  }
+
+  close(): Promise<void> {
+    this.#channel.close();
+    return Promise.resolve();
+  }
+}
+
+/** Data nobody takes (a rendezvous whose receive is gone). */
+const DROP: DataSink = { accept: () => false, done: () => undefined, failed: () => undefined };
+
+function incoming(from: number, packet: ControlPacket, payload: Uint8Array | undefined, arrival: ChannelArrival): IncomingMessage {
+  return {
+    peer: from,
+    context: packet.context,
+    source: packet.source,
+    tag: packet.tag,
+    size: packet.size,
+    payload,
+    synchronous: (packet.flags & ControlFlag.SYNC) !== 0,
+    ready: (packet.flags & ControlFlag.READY) !== 0,
+    deviceState: arrival,
+  };
+}
+
+function lostPeer(peer: number, cause: Error): MpiError {
+  return new MpiError(ErrorClass.ERR_PROC_FAILED, `the channel to rank ${peer} failed: ${cause.message}`, { cause });
+}
