@@ -25,6 +25,7 @@ import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
 import { benchOptions } from './lib/options.mjs';
+import { benchRecord } from './lib/record.mjs';
 import { NONBLOCKING_TESTS, nonblockingCollectives } from './lib/osu-nonblocking.mjs';
 
 const HELP = `usage: node bench/osu.mjs [options]
@@ -55,6 +56,8 @@ the rank's clock on a simulated provider, busy wall-clock time on tcp).
                      the start-up. Every size also gets one untimed pair, as OSU's skip iterations.
   --window N         messages in flight for bw and bibw (default 64)
   --quick            fewer iterations
+  --json FILE        also write the figures as a record (bench/lib/record.mjs; bench/results/ keeps
+                     the current one per provider)
   -h, --help         this text`;
 
 const options = {
@@ -68,6 +71,7 @@ const options = {
   window: { type: 'string', default: '64' },
   steps: { type: 'string', default: '10' },
   quick: { type: 'boolean', default: false },
+  json: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 };
 const { values, check, integer } = benchOptions('osu', HELP, options);
@@ -86,6 +90,7 @@ async function benchmark() {
   const quick = values.quick || simulated;
   const warmupSeconds = values.warmup !== undefined ? Number(values.warmup) : quick ? 0 : 5;
   const only = new Set(values.only.split(','));
+  const record = benchRecord('osu', { timeBase: simulated ? 'virtual' : 'wall' });
   const sizes = [];
   for (let n = minSize; n <= maxSize; n = n === 0 ? 1 : n * 2) sizes.push(n);
   const { eagerLimit, bounceLimit } = mpi.parameters;
@@ -152,7 +157,11 @@ async function benchmark() {
   }
   async function runPointToPoint() {
   const peer = 1 - rank;
+  let test = '';
+  let testUnit = '';
   const header = (title, unit) => {
+    test = { Latency: 'latency', Bandwidth: 'bw', 'Bi-Directional Bandwidth': 'bibw' }[title] ?? title.toLowerCase();
+    testUnit = unit.includes('MB/s') ? 'MB/s' : 'us';
     if (rank !== 0) return;
     process.stdout.write(`# OSU MPI ${title} Test (dapl.ts @dapl/mpi, device ${mpi.parameters.device}, provider ${mpi.provider}${simulated ? ', virtual time' : ''})\n`);
     process.stdout.write(`# DAT: the same exchange with DAT send/recv on the same IA; medians of ${rounds} round(s) after one untimed (${warmupSeconds} s of them at the first size and at each protocol's first); ratio = MPI / DAT, the median of the ratios of the round pairs (each MPI round and the DAT round after it)\n`);
@@ -168,6 +177,8 @@ async function benchmark() {
     if (rank !== 0) return;
     const value = median(pairs.map(([m, d]) => of(m, d)));
     const ratio = Number.isFinite(value) ? value.toFixed(2) : '-';
+    for (const [series, v] of [['MPI', mpiValue], ['DAT', datValue]]) record.add({ test, provider: mpi.provider, size: n, series, value: v, unit: testUnit });
+    if (Number.isFinite(value)) record.add({ test, provider: mpi.provider, size: n, series: 'MPI/DAT', value, unit: 'ratio' });
     process.stdout.write(`${String(n).padEnd(10)}${mpiValue.toFixed(2).padStart(16)}${datValue.toFixed(2).padStart(16)}${ratio.padStart(9)}\n`);
   };
 
@@ -274,10 +285,12 @@ async function benchmark() {
           await world.allreduce(mine, slowest, Op.MAX);
           runs.push(slowest[0]);
         }
+        if (rank === 0) record.add({ test: `${kind} (${world.size} ranks)`, provider: mpi.provider, size: kind === 'barrier' ? null : n, series: 'MPI', value: median(runs), unit: 'us' });
         if (rank === 0) process.stdout.write(kind === 'barrier' ? `${median(runs).toFixed(2).padStart(16)}\n` : `${String(n).padEnd(10)}${median(runs).toFixed(2).padStart(16)}\n`);
       }
     }
   }
+  if (rank === 0 && values.json !== undefined) record.write(values.json);
   await mpi.finalize();
 }
 
