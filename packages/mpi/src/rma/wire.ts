@@ -28,8 +28,8 @@ export const enum RmaFlag {
   /** The data is too large to ride in this message: it follows as a second message (tag DATA). */
   DATA_FOLLOWS = 2,
   /**
-   * The program is too large for the header: it leads the second message, before the data (seed
-   * 003's header of more than one packet, here of more than one message).
+   * The program is too large for the header: it leads the second message, before the data (the one-sided
+   * patent's header of more than one packet, here of more than one message).
    */
   PROGRAM_FOLLOWS = 4,
 }
