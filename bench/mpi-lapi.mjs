@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// MPI-LAPI's measurements (Banikazemi, Govindaraju, Blackmore, Panda: "Implementing efficient MPI on
-// LAPI for IBM RS/6000 SP systems", §5-§6, Figs. 13-17) on the simulated SP (provider lapi, virtual
+// MPI-LAPI's measurements (Banikazemi, Govindaraju, Blackmore, Panda: "MPI-LAPI: An Efficient
+// Implementation of MPI for IBM RS/6000 SP Systems", §5-§6, Figs. 13-17) on the simulated SP (provider lapi, virtual
 // time): ping-pong one-way time and streaming bandwidth of raw LAPI Amsend (waited on with a target
 // counter, as the paper's LAPI curve), and of MPI_Send/MPI_Recv (MPI_Isend/MPI_Irecv for bandwidth)
 // on the am device in its Base, Counters and Enhanced versions and on the channel device (the shape
@@ -8,10 +8,11 @@
 // configuration is its own job (a rank has one device); the figures come out of the protocols and the
 // provider's model (lapi/src/model.ts), not out of numbers per device.
 //
-//   node bench/mpi-lapi.mjs [--sizes 8,1024,...] [--reps 20] [--window 16]
+//   node bench/mpi-lapi.mjs [--sizes 8,1024,...] [--reps 20] [--window 16] [--json FILE]
 import { parseArgs } from 'node:util';
 import { MemAccess, rankContext } from '@dapl/core';
 import { reportResult, runDeviceJobs } from './lib/device-jobs.mjs';
+import { benchRecord } from './lib/record.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -19,11 +20,12 @@ const { values } = parseArgs({
     reps: { type: 'string', default: '20' },
     window: { type: 'string', default: '16' },
     config: { type: 'string' },
+    json: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  process.stdout.write('usage: node bench/mpi-lapi.mjs [--sizes LIST] [--reps N] [--window N]\n');
+  process.stdout.write('usage: node bench/mpi-lapi.mjs [--sizes LIST] [--reps N] [--window N] [--json FILE]\n\n--json FILE also writes the figures as a record (bench/lib/record.mjs).\n');
   process.exit(0);
 }
 const sizes = values.sizes.split(',').map(Number);
@@ -156,6 +158,16 @@ function print(results) {
   out('# Bandwidth (MB/s), MPI_Isend/MPI_Irecv windows');
   out(`${'# Size'.padEnd(10)}${keys.map((k) => names[k].padStart(11)).join('')}`);
   for (const n of sizes) out(`${String(n).padEnd(10)}${keys.map((k) => at(k, n).bandwidthMBs.toFixed(2).padStart(11)).join('')}`);
+  if (values.json !== undefined) {
+    const record = benchRecord('mpi-lapi', { timeBase: 'virtual' });
+    for (const k of keys) {
+      for (const n of sizes) {
+        record.add({ test: 'one-way time', provider: 'lapi', size: n, series: names[k], value: at(k, n).latencyUs, unit: 'us' });
+        record.add({ test: 'bandwidth', provider: 'lapi', size: n, series: names[k], value: at(k, n).bandwidthMBs, unit: 'MB/s' });
+      }
+    }
+    record.write(values.json);
+  }
   const small = Math.min(...sizes);
   const short = sizes.filter((n) => n <= 4096);
   const ratio = (a, b, n) => at(a, n).latencyUs / at(b, n).latencyUs;
