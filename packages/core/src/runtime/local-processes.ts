@@ -16,12 +16,15 @@ export const LOCAL_RANK_ENV = 'MPI_LOCALRANKID';
 
 /**
  * Processes of this rank's job that share this host's CPUs: 1 when the ranks run in-process (one
- * process, one thread, whatever the job's size), else the launcher's `MPI_LOCALNRANKS` when it is a
- * whole number from 1 to the job's size, else the job's size (a launcher that does not say may
+ * process, one thread, whatever the job's size), else the ranks the process mapping puts on this
+ * host (`runtime.localRanks`, PMI-2), else the launcher's `MPI_LOCALNRANKS` when it is a whole number
+ * from 1 to the job's size, else the job's size (a launcher that does not say may
  * have put every rank here: assume the most).
  */
 export function localProcesses(runtime: Runtime, env: Environment): number {
   if (rankContext.getStore() !== undefined) return 1;
+  const local = runtime.localRanks?.length;
+  if (local !== undefined && local >= 1 && local <= runtime.size) return local;
   const given = env[LOCAL_RANKS_ENV];
   if (given !== undefined && /^[1-9][0-9]{0,6}$/.test(given)) {
     const n = Number(given);

@@ -3,7 +3,6 @@
  * `dapl run` (DESIGN §5). Keys and values are checked against the server's limits and the wire
  * rules before anything is sent, because Hydra mangles bad ones silently.
  */
-import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
@@ -11,7 +10,8 @@ import { DatStatus } from '../../dat/status.js';
 import type { Clock, Runtime } from '../runtime.js';
 import type { SingletonRuntimeOptions } from '../singleton-runtime.js';
 import { WallClock } from '../wall-clock.js';
-import { readPmiEnvironment, type PmiEnvironment } from './environment.js';
+import { readPmiEnvironment } from './environment.js';
+import { openPmiStream } from './pmi-stream.js';
 import { checkPmiIdentity, pmiHandshake, type PmiIdentity, type PmiSession } from './handshake.js';
 import { kvsKeyProblem, kvsValueProblem, throwKvsProblem, type PmiLimits } from './limits.js';
 import { PmiClientChannel } from './pmi-client-channel.js';
@@ -32,8 +32,8 @@ export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
   readonly maxLineBytes?: number;
 }
 
-const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 enum PmiRuntimeState {
   Ready = 'ready',
@@ -173,36 +173,8 @@ export class PmiRuntime implements Runtime {
   }
 }
 
-function checkTimeout(value: number | undefined, argument: string): void {
+export function checkTimeout(value: number | undefined, argument: string): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
     throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} ${value} is not an integer number of milliseconds > 0`, { argument });
   }
-}
-
-async function openPmiStream(settings: PmiEnvironment, connectTimeoutMs: number): Promise<net.Socket> {
-  if (settings.kind === 'fd') {
-    try {
-      // A socket, not fs.readSync: once wrapped, the fd is non-blocking (notes/pmi-hydra.md).
-      return new net.Socket({ fd: settings.fd, readable: true, writable: true });
-    } catch (cause) {
-      throw new DatError(DatStatus.CONNECTION_BROKEN, `PMI_FD=${settings.fd} is not a usable socket: ${(cause as Error).message}`, { argument: 'PMI_FD', cause });
-    }
-  }
-  const { host, port } = settings;
-  return new Promise<net.Socket>((resolve, reject) => {
-    const socket = net.connect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `could not connect to PMI_PORT ${host}:${port} within ${connectTimeoutMs} ms`, { argument: 'PMI_PORT' }));
-    }, connectTimeoutMs);
-    socket.once('error', (cause) => {
-      clearTimeout(timer);
-      reject(new DatError(DatStatus.CONNECTION_BROKEN, `could not connect to PMI_PORT ${host}:${port}: ${cause.message}`, { argument: 'PMI_PORT', cause }));
-    });
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.setNoDelay(true);
-      resolve(socket);
-    });
-  });
 }
