@@ -5,6 +5,7 @@ import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobK
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
+import { chooseInterface } from './interface-choice.js';
 import { requireListenable } from './listen-check.js';
 import { pollWindowUs, resolveTcpParameters, TCP_PARAMETERS } from './params.js';
 
@@ -35,7 +36,8 @@ export const tcpProvider: DatProvider = {
   capabilities: TCP_CAPABILITIES,
   parameters: TCP_PARAMETERS,
   async openIa(options: IaOptions = {}) {
-    const params = resolveTcpParameters(options.parameters);
+    const configured = resolveTcpParameters(options.parameters);
+    const params = { ...configured, interface: await chooseInterface(configured.interface, options) };
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
     const jobKey = jobKeyFrom(options);
@@ -43,6 +45,7 @@ export const tcpProvider: DatProvider = {
     const address = advertised(params.interface);
     const cpus = availableParallelism();
     const pollUs = pollWindowUs(params, local, cpus);
+    logger.debug({ interface: params.interface, configured: configured.interface, spansHosts: options.spansHosts === true }, 'listening address');
     logger.debug({ busyPoll: params.busyPoll, pollUs, localProcesses: local, cpus }, pollUs > 0 ? 'busy polling after input' : 'not busy polling');
     return new TcpIa(
       {

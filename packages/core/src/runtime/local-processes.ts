@@ -41,3 +41,27 @@ export function requireLocalProcessesOption(n: unknown): number | undefined {
   }
   return n;
 }
+
+/**
+ * Whether the job's ranks run on more than one host: the process mapping puts fewer ranks here than
+ * the job has, or the launcher's `MPI_LOCALNRANKS` (Hydra, `dapl run --hosts`) does, or Slurm says
+ * the step has several nodes. In-process ranks never do.
+ */
+export function spansHosts(runtime: Runtime, env: Environment): boolean {
+  if (rankContext.getStore() !== undefined || runtime.size === 1) return false;
+  if (runtime.localRanks !== undefined) return runtime.localRanks.length < runtime.size;
+  if (localProcesses(runtime, env) < runtime.size) return true;
+  const nodes = env.SLURM_STEP_NUM_NODES ?? env.SLURM_NNODES;
+  return nodes !== undefined && /^\d{1,7}$/.test(nodes) && Number(nodes) > 1;
+}
+
+/** An address of the launcher's host, when the environment names one: `PMI_PORT`'s host, else Slurm's `SLURM_LAUNCH_NODE_IPADDR`. */
+export function launcherAddress(env: Environment): string | undefined {
+  const port = env.PMI_PORT;
+  if (port !== undefined) {
+    const host = port.slice(0, port.lastIndexOf(':')).replace(/^\[(.*)\]$/, '$1');
+    if (host !== '') return host;
+  }
+  const slurm = env.SLURM_LAUNCH_NODE_IPADDR;
+  return slurm !== undefined && slurm !== '' ? slurm : undefined;
+}

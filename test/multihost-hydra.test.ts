@@ -1,0 +1,58 @@
+// Jobs across hosts under MPICH's Hydra (mpiexec.mpich): two hosts that are network namespaces with
+// their own addresses (test/support/netns-hosts.sh), reached through a launcher shim as ssh would
+// reach them. MPI and FMPL programs, PMI-1 and PMI-2, and a host that dies mid-job.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHosts, expectSpreadOverHosts, launch, missingPrerequisite, netnsLaunch, requiredByCi, type NetnsHosts } from './support/netns.js';
+
+const missing = missingPrerequisite(['mpiexec.mpich']);
+const run = missing === undefined || requiredByCi;
+
+/** When `condition` first held (polled every 20 ms, for at most 10 s). */
+async function gone(condition: () => boolean): Promise<number> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
+  return performance.now();
+}
+
+describe.runIf(run)(`jobs across namespace hosts under Hydra${missing === undefined ? '' : ` (${missing})`}`, () => {
+  let hosts: NetnsHosts;
+  beforeAll(() => {
+    expect(missing, 'prerequisite').toBeUndefined();
+    hosts = createHosts('dhy', 2, '10.231.1');
+  });
+  afterAll(() => hosts?.remove());
+
+  const mpiexec = (n: number, program: string, extra: string[] = []): string[] => [
+    '-launcher', 'ssh', '-launcher-exec', netnsLaunch, '-localhost', hosts.bridge, '-hosts', hosts.names.join(','), '-n', String(n), ...extra, process.execPath, program,
+  ];
+
+  it('an MPI program (PMI-1) and an FMPL program (PMI-2) run on both hosts, each rank on its host\'s address', async () => {
+    const [mpi, fmpl] = await Promise.all([
+      launch('mpiexec.mpich', mpiexec(4, 'test/fixtures/multihost/mpi-hosts.mjs')).done,
+      launch('mpiexec.mpich', mpiexec(4, 'test/fixtures/multihost/fmpl-hosts.mjs', ['-genv', 'DAPL_PMI_VERSION', '2'])).done,
+    ]);
+    expect(mpi.code, mpi.stderr).toBe(0);
+    expect(fmpl.code, fmpl.stderr).toBe(0);
+    // Hydra places ranks round robin over the host list.
+    expect(expectSpreadOverHosts(mpi.stdout, 4, hosts, 'mpi')).toEqual(['dhy1', 'dhy2', 'dhy1', 'dhy2']);
+    expect(expectSpreadOverHosts(fmpl.stdout, 4, hosts, 'fmpl')).toEqual(['dhy1', 'dhy2', 'dhy1', 'dhy2']);
+    // PMI-2 gives the process mapping: the ranks that share each host.
+    expect(fmpl.stdout.match(/local=\S+/g)?.sort()).toEqual(['local=0+2', 'local=0+2', 'local=1+3', 'local=1+3']);
+  }, 120_000);
+
+  it('when every process of one host is killed mid-job, the job ends on the other with Hydra\'s report and a non-zero status', async () => {
+    const job = launch('mpiexec.mpich', mpiexec(4, 'test/fixtures/multihost/linger.mjs'));
+    await job.waitFor(/^rank \d: ready host=/, 4);
+    const killedAt = performance.now();
+    expect(hosts.killHost('dhy2')).toBeGreaterThanOrEqual(2);
+    const ended = await job.done;
+    const tookMs = ended.endedAtMs - killedAt;
+    expect(ended.code, ended.stderr).not.toBe(0);
+    // Hydra's own line: its proxy on the dead host closed the control connection.
+    expect(ended.stderr).toMatch(/\[mpiexec@\S+\] .*(assert \(!closed\) failed|BAD TERMINATION)/);
+    const survivorsGoneMs = await gone(() => hosts.pids('dhy1').length === 0);
+    expect(survivorsGoneMs - killedAt, 'no process of the job is left on dhy1 within 2 s').toBeLessThan(2000);
+    expect(ended.stdout).not.toMatch(/nobody stopped the job/);
+    process.stdout.write(`hydra: the job ended ${tookMs.toFixed(0)} ms after host dhy2 was killed (status ${ended.code})\n`);
+    expect(tookMs, 'the job ends on the other host within 2 s').toBeLessThan(2000);
+  }, 120_000);
+});
