@@ -57,6 +57,8 @@ export class PmiClientChannel {
     stream.on('close', () => this.#onClosed());
     stream.on('error', (error: Error) => this.#fail(DatStatus.CONNECTION_BROKEN, `the PMI connection failed: ${error.message}`));
     this.#setKeepsProcessAlive(false);
+    // A stream paused by an earlier reader (the PMI_PORT authentication) flows again.
+    stream.resume();
   }
 
   /** The reason the channel failed, if it did. */

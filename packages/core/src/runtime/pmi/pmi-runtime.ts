@@ -12,6 +12,9 @@ import type { SingletonRuntimeOptions } from '../singleton-runtime.js';
 import { WallClock } from '../wall-clock.js';
 import { readPmiEnvironment } from './environment.js';
 import { openPmiStream } from './pmi-stream.js';
+import { answerPmiChallenge, PMI_AUTH_ENV, PMI_AUTH_SCHEME } from './pmi-port-auth.js';
+import { JOB_KEY_ENV } from '../../config/core-parameters.js';
+import { decodeJobKey } from '../../config/job-key.js';
 import { checkPmiIdentity, pmiHandshake, type PmiIdentity, type PmiSession } from './handshake.js';
 import { kvsKeyProblem, kvsValueProblem, throwKvsProblem, type PmiLimits } from './limits.js';
 import { PmiClientChannel } from './pmi-client-channel.js';
@@ -78,6 +81,18 @@ export class PmiRuntime implements Runtime {
       throw new DatError(DatStatus.INVALID_STATE, 'neither PMI_FD nor PMI_PORT is set: this process was not started by a PMI launcher', { argument: 'env' });
     }
     const stream = await openPmiStream(settings, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+    if (settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined) {
+      if (env[PMI_AUTH_ENV] !== PMI_AUTH_SCHEME) {
+        stream.destroy();
+        throw new DatError(DatStatus.INVALID_PARAMETER, `${PMI_AUTH_ENV}=${JSON.stringify(env[PMI_AUTH_ENV])} is not ${PMI_AUTH_SCHEME}`, { argument: PMI_AUTH_ENV });
+      }
+      const keyText = env[JOB_KEY_ENV];
+      if (keyText === undefined || keyText === '') {
+        stream.destroy();
+        throw new DatError(DatStatus.INVALID_PARAMETER, `${PMI_AUTH_ENV} is set but ${JOB_KEY_ENV} is not: the PMI server authenticates ranks by the job key`, { argument: JOB_KEY_ENV });
+      }
+      await answerPmiChallenge(stream, decodeJobKey(keyText, `env ${JOB_KEY_ENV}`), settings.pmiId, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
+    }
     const identity: PmiIdentity = settings.kind === 'fd' ? { rank: settings.rank, size: settings.size } : { pmiId: settings.pmiId };
     return PmiRuntime.overStream(stream, identity, options);
   }
