@@ -2,16 +2,10 @@
 // their own addresses (test/support/netns-hosts.sh), reached through a launcher shim as ssh would
 // reach them. MPI and FMPL programs, PMI-1 and PMI-2, and a host that dies mid-job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHosts, expectSpreadOverHosts, launch, missingPrerequisite, netnsLaunch, requiredByCi, type NetnsHosts } from './support/netns.js';
+import { createHosts, expectSpreadOverHosts, launch, missingPrerequisite, netnsLaunch, requiredByCi, whenTrue, type NetnsHosts } from './support/netns.js';
 
 const missing = missingPrerequisite(['mpiexec.mpich']);
 const run = missing === undefined || requiredByCi;
-
-/** When `condition` first held (polled every 20 ms, for at most 10 s). */
-async function gone(condition: () => boolean): Promise<number> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
-  return performance.now();
-}
 
 describe.runIf(run)(`jobs across namespace hosts under Hydra${missing === undefined ? '' : ` (${missing})`}`, () => {
   let hosts: NetnsHosts;
@@ -49,7 +43,7 @@ describe.runIf(run)(`jobs across namespace hosts under Hydra${missing === undefi
     expect(ended.code, ended.stderr).not.toBe(0);
     // Hydra's own line: its proxy on the dead host closed the control connection.
     expect(ended.stderr).toMatch(/\[mpiexec@\S+\] .*(assert \(!closed\) failed|BAD TERMINATION)/);
-    const survivorsGoneMs = await gone(() => hosts.pids('dhy1').length === 0);
+    const survivorsGoneMs = await whenTrue(() => hosts.pids('dhy1').length === 0);
     expect(survivorsGoneMs - killedAt, 'no process of the job is left on dhy1 within 2 s').toBeLessThan(2000);
     expect(ended.stdout).not.toMatch(/nobody stopped the job/);
     process.stdout.write(`hydra: the job ended ${tookMs.toFixed(0)} ms after host dhy2 was killed (status ${ended.code})\n`);

@@ -1,6 +1,7 @@
 // Hosts as network namespaces for the multi-host tests (netns-hosts.sh, notes/multi-host.md), jobs
 // launched into them, and the lines their ranks print about where they ran (fixtures/multihost/where.mjs).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { root } from './dapl-run.js';
@@ -114,6 +115,10 @@ export interface Running {
   /** Resolves once `stdout` has a line matching `pattern` `count` times. */
   waitFor(pattern: RegExp, count: number): Promise<void>;
   readonly done: Promise<Launched & { readonly endedAtMs: number }>;
+  /** What the job printed on stdout so far. */
+  stdout(): string;
+  /** Writes to the job's stdin (rank 0's). */
+  write(text: string): void;
   kill(): void;
 }
 
@@ -121,7 +126,8 @@ export interface Running {
 export function launch(command: string, args: readonly string[], env: Record<string, string | undefined> = {}, killAfterMs = 90_000): Running {
   const clean: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(clean)) if (key.startsWith('PMI_') || key.startsWith('DAPL_') || key.startsWith('SLURM_')) delete clean[key];
-  const child = spawn(command, args, { cwd: root, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(command, args, { cwd: root, env: { ...clean, ...env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  child.stdin.on('error', () => undefined);
   let stdout = '';
   let stderr = '';
   const waiters: (() => void)[] = [];
@@ -150,6 +156,8 @@ export function launch(command: string, args: readonly string[], env: Record<str
   return {
     done,
     kill: stop,
+    stdout: () => stdout,
+    write: (text) => void child.stdin.write(text),
     waitFor(pattern, count) {
       const global = new RegExp(pattern.source, `${pattern.flags.replace('g', '')}gm`);
       return new Promise<void>((resolve, reject) => {
@@ -165,4 +173,37 @@ export function launch(command: string, args: readonly string[], env: Record<str
       });
     },
   };
+}
+
+/** What a foreign process got from knocking on `host:port` with `payload`: the bytes sent back, and whether the peer closed. */
+export function knock(host: string, port: number, payload: string, waitMs = 8000): Promise<{ readonly received: string; readonly closedByPeer: boolean }> {
+  return new Promise((resolve) => {
+    let received = '';
+    const socket = net.connect({ host, port }, () => socket.write(payload));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ received, closedByPeer: false });
+    }, waitMs);
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ received, closedByPeer: true });
+    });
+  });
+}
+
+/** The `linger.mjs` ready lines: host, pid, PMI port and PSP (`address#connQual`) of each rank. */
+export function readyLines(stdout: string): { host: string; pid: number; pmi: string; psp: string }[] {
+  const out: { host: string; pid: number; pmi: string; psp: string }[] = [];
+  for (const m of stdout.matchAll(/^(?:\[\d+\] )?rank (\d+): ready host=(\S+) pid=(\d+) pmi=(\S+) psp=(\S+)$/gm)) {
+    out[Number(m[1])] = { host: m[2], pid: Number(m[3]), pmi: m[4], psp: m[5] };
+  }
+  return out;
+}
+
+/** When `condition` first held (polled every 20 ms, for at most 10 s). */
+export async function whenTrue(condition: () => boolean): Promise<number> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 20));
+  return performance.now();
 }
