@@ -44,6 +44,8 @@ describe('Pmi2Runtime', () => {
       await Promise.all(ranks.map((r) => r.fence()));
       const seen = await Promise.all(ranks.map((r) => r.get(`addr-${(r.rank + 1) % 4}`)));
       expect(seen).toEqual([1, 2, 3, 0].map((p) => `tcp://10.231.0.1${p}:4000${p}`));
+      // Requests made together are queued, one on the wire at a time, and answered in order.
+      expect(await Promise.all([3, 1, 2].map((p) => ranks[0].get(`addr-${p}`)))).toEqual([3, 1, 2].map((p) => `tcp://10.231.0.1${p}:4000${p}`));
       const missing = await rejection(ranks[0].get('no-such-key'));
       expect(missing.status).toBe(DatStatus.INVALID_PARAMETER);
       expect(missing.argument).toBe('key');

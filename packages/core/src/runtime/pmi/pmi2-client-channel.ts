@@ -1,8 +1,8 @@
 /**
  * The client's side of a PMI-2 conversation over one stream. It opens with one unframed PMI-1-style
  * line (`cmd=init pmi_version=2 pmi_subversion=0`, which Slurm requires before any frame), then speaks
- * frames. Requests are serialised: one is on the wire at a time, since an unknown command gets no reply
- * at all (Slurm) and replies carry no id. Anything unexpected (a malformed frame, a reply nobody asked
+ * frames. Requests are serialised: one is on the wire at a time, the rest wait in a FIFO, since an
+ * unknown command gets no reply at all (Slurm) and replies carry no id. Anything unexpected (a malformed frame, a reply nobody asked
  * for, the wrong `cmd`, the stream closing, a timeout) fails the channel: every pending and later
  * request rejects with a DatError naming its command.
  */
@@ -18,6 +18,8 @@ import { formatPmiLine, isPmiWireError, parsePmiLine, quote, type PmiMessage } f
 interface PendingRequest {
   readonly command: string;
   readonly expected: string;
+  readonly wire: string;
+  readonly timeoutMs: number | undefined;
   readonly resolve: (reply: PmiMessage) => void;
   readonly reject: (error: DatError) => void;
   timer: NodeJS.Timeout | undefined;
@@ -35,6 +37,7 @@ export class Pmi2ClientChannel {
   #initLine: Buffer[] | undefined;
   #initBytes = 0;
   #pending: PendingRequest | undefined;
+  readonly #queue: PendingRequest[] = [];
   #failure: DatError | undefined;
   #closing = false;
 
@@ -107,20 +110,27 @@ export class Pmi2ClientChannel {
 
   #send(command: string, expected: string, wire: string, timeoutMs: number | undefined): Promise<PmiMessage> {
     if (this.#failure !== undefined) return Promise.reject(new DatError(this.#failure.status, `PMI-2 ${command}: the connection failed earlier: ${this.#failure.message}`));
-    if (this.#pending !== undefined) {
-      return Promise.reject(new DatError(DatStatus.INVALID_STATE, `PMI-2 ${command} while ${this.#pending.command} waits for its reply: PMI-2 requests are one at a time`));
-    }
     if (this.#closing) return Promise.reject(new DatError(DatStatus.INVALID_STATE, `PMI-2 ${command}: the connection is being closed`));
     return new Promise<PmiMessage>((resolve, reject) => {
-      const request: PendingRequest = { command, expected, resolve, reject, timer: undefined };
-      if (timeoutMs !== undefined) {
-        request.timer = setTimeout(() => this.#fail(DatStatus.TIMEOUT_EXPIRED, `no reply to ${command} from the PMI-2 server within ${timeoutMs} ms`), timeoutMs);
-      }
-      this.#pending = request;
-      this.#keepAlive(true);
-      this.#trace('>', wire);
-      this.#stream.write(wire);
+      this.#queue.push({ command, expected, wire, timeoutMs, resolve, reject, timer: undefined });
+      this.#pump();
     });
+  }
+
+  #pump(): void {
+    if (this.#pending !== undefined || this.#failure !== undefined) return;
+    const request = this.#queue.shift();
+    if (request === undefined) {
+      this.#keepAlive(false);
+      return;
+    }
+    if (request.timeoutMs !== undefined) {
+      request.timer = setTimeout(() => this.#fail(DatStatus.TIMEOUT_EXPIRED, `no reply to ${request.command} from the PMI-2 server within ${request.timeoutMs} ms`), request.timeoutMs);
+    }
+    this.#pending = request;
+    this.#keepAlive(true);
+    this.#trace('>', request.wire);
+    this.#stream.write(request.wire);
   }
 
   #onData(chunk: Buffer): void {
@@ -172,13 +182,13 @@ export class Pmi2ClientChannel {
     }
     clearTimeout(request.timer);
     this.#pending = undefined;
-    this.#keepAlive(false);
     request.resolve(message);
+    this.#pump();
   }
 
   #onClosed(): void {
     const truncated = this.#frames.end();
-    if (this.#closing && this.#pending === undefined) return;
+    if (this.#closing && this.#pending === undefined && this.#queue.length === 0) return;
     const reason = truncated !== undefined ? `the PMI-2 connection closed in the middle of a reply (${truncated.message})` : 'the PMI-2 server closed the connection';
     this.#fail(DatStatus.CONNECTION_BROKEN, reason);
   }
@@ -187,9 +197,9 @@ export class Pmi2ClientChannel {
     if (this.#failure !== undefined) return;
     this.#failure = new DatError(status, reason);
     this.#logger?.warn({ reason }, 'PMI-2 connection failed');
-    const request = this.#pending;
+    const failed = this.#pending === undefined ? this.#queue.splice(0) : [this.#pending, ...this.#queue.splice(0)];
     this.#pending = undefined;
-    if (request !== undefined) {
+    for (const request of failed) {
       clearTimeout(request.timer);
       request.reject(new DatError(status, `PMI-2 ${request.command}: ${reason}`));
     }
