@@ -1,6 +1,7 @@
 // Hosts as network namespaces for the multi-host tests (netns-hosts.sh, notes/multi-host.md), jobs
 // launched into them, and the lines their ranks print about where they ran (fixtures/multihost/where.mjs).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
@@ -32,14 +33,19 @@ export interface NetnsHosts {
   readonly bridge: string;
   /** The pids of the processes in host `name`. */
   pids(name: string): number[];
-  /** SIGKILL every process in `name` (the host dies); resolves with how many there were. */
-  killHost(name: string): number;
+  /** SIGKILL every process in `name` (the host dies), or only those whose command is `command`; returns how many. */
+  killHost(name: string, command?: string): number;
   remove(): void;
 }
 
 /** Creates `count` hosts `<tag>1…` at `<net>.11…` on bridge `br-<tag>` at `<net>.1`. */
 export function createHosts(tag: string, count: number, net: string): NetnsHosts {
   execFileSync(hostsScript, ['up', tag, String(count), net], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return describeHosts(tag, count, net);
+}
+
+/** The hosts `createHosts` (or slurm-cluster.sh) made with these arguments. */
+export function describeHosts(tag: string, count: number, net: string): NetnsHosts {
   const names = Array.from({ length: count }, (_, i) => `${tag}${i + 1}`);
   return {
     names,
@@ -48,8 +54,8 @@ export function createHosts(tag: string, count: number, net: string): NetnsHosts
     pids(name) {
       return execFileSync(hostsScript, ['pids', tag, name.slice(tag.length)], { encoding: 'utf8' }).split(/\s+/).filter(Boolean).map(Number);
     },
-    killHost(name) {
-      const pids = this.pids(name);
+    killHost(name, command) {
+      const pids = this.pids(name).filter((pid) => command === undefined || commandOf(pid) === command);
       for (const pid of pids) {
         try {
           process.kill(pid, 'SIGKILL');
@@ -63,6 +69,15 @@ export function createHosts(tag: string, count: number, net: string): NetnsHosts
       execFileSync(hostsScript, ['down', tag, String(count)], { stdio: 'ignore' });
     },
   };
+}
+
+/** The command name of process `pid` (`/proc/<pid>/comm`), undefined once it is gone. */
+export function commandOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 export interface Where {
