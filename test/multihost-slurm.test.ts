@@ -18,14 +18,20 @@ const NET = '10.231.3';
 
 describe.runIf(run)(`jobs under srun --mpi=pmi2 on namespace nodes${missing === undefined ? '' : ` (${missing})`}`, () => {
   let dir: string;
+  /** A cluster .ci/run started (MULTIHOST_SLURM_DIR, made by slurm-cluster.sh with the same hosts), or this file's own. */
+  const shared = process.env.MULTIHOST_SLURM_DIR;
   const hosts = describeHosts(TAG, 2, NET);
   beforeAll(() => {
     expect(missing, 'prerequisite').toBeUndefined();
+    if (shared !== undefined && shared !== '') {
+      dir = shared;
+      return;
+    }
     dir = mkdtempSync(join(tmpdir(), 'dapl-slurm-'));
     execFileSync(clusterScript, ['up', dir, TAG, '2', NET], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
   }, 90_000);
   afterAll(() => {
-    if (dir === undefined) return;
+    if (dir === undefined || dir === shared) return;
     execFileSync(clusterScript, ['down', dir, TAG, '2'], { stdio: 'ignore' });
     rmSync(dir, { recursive: true, force: true });
   });
