@@ -102,4 +102,18 @@ describe('PMI_PORT authenticated by the job key', () => {
     expect(events).toEqual(['port-client 1']);
     await ok.finalize().catch(() => undefined);
   });
+
+  it('a dapl run --hosts rank whose launcher goes away exits with code 1 and a line; a finalized one does not', async () => {
+    const events: string[] = [];
+    const { server, port } = await authServer(2, events);
+    const exits: number[] = [];
+    const lines: string[] = [];
+    const options = { exit: (c: number) => exits.push(c), writeError: (t: string) => lines.push(t) };
+    const [live, done] = await Promise.all([PmiRuntime.connect(rankEnv(port, 0), options), PmiRuntime.connect(rankEnv(port, 1), options)]);
+    await done.finalize();
+    await server.close();
+    await expect.poll(() => exits).toEqual([1]);
+    expect(lines).toEqual([expect.stringMatching(/^dapl: rank 0 lost its PMI connection to the launcher \(the PMI server closed the connection\); exiting\n$/)]);
+    await expect(live.put('k', 'v')).rejects.toThrow(/after abort/);
+  });
 });

@@ -17,6 +17,8 @@ import { formatPmiLine, isPmiWireError, parsePmiLine, quote, type PmiFieldsInput
 export interface PmiClientChannelOptions {
   readonly maxLineBytes?: number;
   readonly logger?: Logger;
+  /** Told once when the channel fails (not when it is closed normally). */
+  readonly onFailure?: (status: DatStatus, reason: string) => void;
 }
 
 interface PendingRequest {
@@ -43,6 +45,7 @@ export class PmiClientChannel {
   readonly #stream: Duplex;
   readonly #reader: PmiLineReader;
   readonly #logger: Logger | undefined;
+  readonly #onFailure: ((status: DatStatus, reason: string) => void) | undefined;
   readonly #queue: PendingRequest[] = [];
   #inFlight: PendingRequest | undefined;
   #failure: Failure | undefined;
@@ -52,6 +55,7 @@ export class PmiClientChannel {
     this.#stream = stream;
     this.#reader = new PmiLineReader(options.maxLineBytes ?? PMI_MAX_LINE_BYTES);
     this.#logger = options.logger;
+    this.#onFailure = options.onFailure;
     stream.on('data', (chunk: Uint8Array | string) => this.#onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     stream.on('end', () => this.#onClosed());
     stream.on('close', () => this.#onClosed());
@@ -198,6 +202,7 @@ export class PmiClientChannel {
     }
     this.#setKeepsProcessAlive(false);
     this.#stream.destroy();
+    this.#onFailure?.(status, reason);
   }
 
   #laterError(command: string, failure: Failure): DatError {

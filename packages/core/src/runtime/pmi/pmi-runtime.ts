@@ -33,6 +33,12 @@ export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
   readonly connectTimeoutMs?: number;
   /** Longest line accepted from the server before it announces its limits. Default 4096. */
   readonly maxLineBytes?: number;
+  /**
+   * End the process (exit code 1, after a line on stderr) when the PMI connection is lost before
+   * finalize. `connect` sets it for `dapl run --hosts` ranks (`DAPL_PMI_AUTH`): a rank started over ssh
+   * is not stopped with its ssh client, but it does see its launcher's connection close.
+   */
+  readonly exitWhenServerLost?: boolean;
 }
 
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
@@ -94,7 +100,7 @@ export class PmiRuntime implements Runtime {
       await answerPmiChallenge(stream, decodeJobKey(keyText, `env ${JOB_KEY_ENV}`), settings.pmiId, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
     }
     const identity: PmiIdentity = settings.kind === 'fd' ? { rank: settings.rank, size: settings.size } : { pmiId: settings.pmiId };
-    return PmiRuntime.overStream(stream, identity, options);
+    return PmiRuntime.overStream(stream, identity, { exitWhenServerLost: settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined, ...options });
   }
 
   /** Speaks PMI over a stream that is already connected (tests; launchers that pass their own). */
@@ -102,10 +108,15 @@ export class PmiRuntime implements Runtime {
     checkPmiIdentity(identity);
     checkTimeout(options.replyTimeoutMs, 'replyTimeoutMs');
     checkTimeout(options.barrierTimeoutMs, 'barrierTimeoutMs');
-    const channel = new PmiClientChannel(stream, { maxLineBytes: options.maxLineBytes, logger: options.logger });
+    let runtime: PmiRuntime | undefined;
+    const onFailure = options.exitWhenServerLost === true ? (_: DatStatus, reason: string) => {
+          if (runtime !== undefined) runtime.#serverLost(reason);
+        } : undefined;
+    const channel = new PmiClientChannel(stream, { maxLineBytes: options.maxLineBytes, logger: options.logger, onFailure });
     try {
       const session = await pmiHandshake(channel, identity, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
-      return new PmiRuntime(channel, session, options);
+      runtime = new PmiRuntime(channel, session, options);
+      return runtime;
     } catch (error) {
       stream.destroy();
       throw error;
@@ -180,6 +191,14 @@ export class PmiRuntime implements Runtime {
       await this.#channel.close();
       this.#state = PmiRuntimeState.Finalized;
     }
+  }
+
+  /** The launcher is gone (or broke the connection) while this rank still runs: nobody will stop it but itself. */
+  #serverLost(reason: string): void {
+    if (this.#state !== PmiRuntimeState.Ready) return;
+    this.#state = PmiRuntimeState.Aborted;
+    this.#writeError(`dapl: rank ${this.rank} lost its PMI connection to the launcher (${reason}); exiting\n`);
+    this.#exit(1);
   }
 
   #checkLive(call: string): void {
