@@ -18,6 +18,8 @@ export interface PmiSession {
   readonly kvsName: string;
   readonly appnum: number;
   readonly limits: PmiLimits;
+  /** `PMI_process_mapping` as the server's KVS holds it (Hydra and `dapl run` put it there), or undefined. */
+  readonly processMapping: string | undefined;
 }
 
 export function checkPmiIdentity(identity: PmiIdentity): void {
@@ -35,7 +37,7 @@ export function checkPmiIdentity(identity: PmiIdentity): void {
   }
 }
 
-export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdentity, timeoutMs: number | undefined): Promise<PmiSession> {
+export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdentity, timeoutMs: number | undefined, readMapping = false): Promise<PmiSession> {
   const { rank, size } = 'pmiId' in identity ? await initack(channel, identity.pmiId, timeoutMs) : identity;
 
   const [init] = await channel.request('init', { pmi_version: 1, pmi_subversion: 1 }, ['response_to_init'], timeoutMs);
@@ -59,8 +61,18 @@ export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdent
   const kvsName = textField(kvsReply, 'kvsname');
   if (kvsName === undefined || kvsName === '') throw channel.fail('get_my_kvsname', `malformed reply ${pmiMessageText(kvsReply)}: no kvsname`);
 
-  return { rank, size, kvsName, appnum, limits };
+  // Hydra keeps the process mapping in the KVS for PMI-1 clients; a server without it answers rc=-1.
+  let processMapping: string | undefined;
+  if (readMapping) {
+    const [mapReply] = await channel.request('get', { kvsname: kvsName, key: PROCESS_MAPPING_KEY }, ['get_result'], timeoutMs);
+    processMapping = intField(mapReply, 'rc') === 0 ? textField(mapReply, 'value') : undefined;
+  }
+
+  return { rank, size, kvsName, appnum, limits, processMapping };
 }
+
+/** The KVS key (and PMI-2 job attribute) of the process mapping. */
+export const PROCESS_MAPPING_KEY = 'PMI_process_mapping';
 
 async function initack(channel: PmiClientChannel, pmiId: number, timeoutMs: number | undefined): Promise<{ rank: number; size: number }> {
   const replies = await channel.request('initack', { pmiid: pmiId }, ['initack', 'set', 'set', 'set'], timeoutMs);

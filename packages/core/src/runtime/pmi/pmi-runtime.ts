@@ -12,6 +12,7 @@ import type { SingletonRuntimeOptions } from '../singleton-runtime.js';
 import { WallClock } from '../wall-clock.js';
 import { readPmiEnvironment } from './environment.js';
 import { openPmiStream } from './pmi-stream.js';
+import { localRanksFromMapping } from './process-mapping.js';
 import { answerPmiChallenge, PMI_AUTH_ENV, PMI_AUTH_SCHEME } from './pmi-port-auth.js';
 import { JOB_KEY_ENV } from '../../config/core-parameters.js';
 import { decodeJobKey } from '../../config/job-key.js';
@@ -39,6 +40,8 @@ export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
    * is not stopped with its ssh client, but it does see its launcher's connection close.
    */
   readonly exitWhenServerLost?: boolean;
+  /** Read `PMI_process_mapping` from the KVS at start (one request more). `connect` sets it. */
+  readonly readProcessMapping?: boolean;
 }
 
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
@@ -58,6 +61,8 @@ export class PmiRuntime implements Runtime {
   readonly kvsName: string;
   readonly appnum: number;
   readonly limits: PmiLimits;
+  /** The ranks on this rank's host, from the KVS's `PMI_process_mapping`; undefined when the server has none. */
+  readonly localRanks: readonly number[] | undefined;
   readonly #channel: PmiClientChannel;
   readonly #exit: (code: number) => void;
   readonly #writeError: (text: string) => void;
@@ -73,6 +78,7 @@ export class PmiRuntime implements Runtime {
     this.kvsName = session.kvsName;
     this.appnum = session.appnum;
     this.limits = session.limits;
+    this.localRanks = localRanksOrUndefined(session.processMapping, session.size, session.rank);
     this.clock = options.clock ?? new WallClock();
     this.#exit = options.exit ?? ((code) => process.exit(code));
     this.#writeError = options.writeError ?? ((text) => void process.stderr.write(text));
@@ -100,7 +106,7 @@ export class PmiRuntime implements Runtime {
       await answerPmiChallenge(stream, decodeJobKey(keyText, `env ${JOB_KEY_ENV}`), settings.pmiId, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
     }
     const identity: PmiIdentity = settings.kind === 'fd' ? { rank: settings.rank, size: settings.size } : { pmiId: settings.pmiId };
-    return PmiRuntime.overStream(stream, identity, { exitWhenServerLost: settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined, ...options });
+    return PmiRuntime.overStream(stream, identity, { exitWhenServerLost: settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined, readProcessMapping: true, ...options });
   }
 
   /** Speaks PMI over a stream that is already connected (tests; launchers that pass their own). */
@@ -114,7 +120,7 @@ export class PmiRuntime implements Runtime {
         } : undefined;
     const channel = new PmiClientChannel(stream, { maxLineBytes: options.maxLineBytes, logger: options.logger, onFailure });
     try {
-      const session = await pmiHandshake(channel, identity, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
+      const session = await pmiHandshake(channel, identity, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS, options.readProcessMapping === true);
       runtime = new PmiRuntime(channel, session, options);
       return runtime;
     } catch (error) {
@@ -210,5 +216,15 @@ export class PmiRuntime implements Runtime {
 export function checkTimeout(value: number | undefined, argument: string): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
     throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} ${value} is not an integer number of milliseconds > 0`, { argument });
+  }
+}
+
+/** A mapping that does not parse is ignored here: PMI-1 servers need not have one, and MPI_LOCALNRANKS still counts. */
+function localRanksOrUndefined(mapping: string | undefined, size: number, rank: number): number[] | undefined {
+  if (mapping === undefined) return undefined;
+  try {
+    return localRanksFromMapping(mapping, size, rank);
+  } catch {
+    return undefined;
   }
 }
