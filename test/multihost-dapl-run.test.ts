@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { createHosts, expectSpreadOverHosts, knock, launch, missingPrerequisite, netnsLaunch, readyLines, requiredByCi, whenTrue, type NetnsHosts } from './support/netns.js';
+import { createHosts, expectSpreadOverHosts, knock, launch, missingPrerequisite, netnsLaunch, readyLines, requiredByCi, whenTrue, whereLines, type NetnsHosts } from './support/netns.js';
 
 const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
 const missing = missingPrerequisite();
@@ -40,6 +40,9 @@ describe.runIf(run)(`dapl run across namespace hosts${missing === undefined ? ''
     // Each host takes its count of consecutive ranks in turn, as mpiexec -hosts does.
     expect(expectSpreadOverHosts(mpi.stdout, 4, hosts, 'mpi')).toEqual(['ddr1', 'ddr1', 'ddr2', 'ddr2']);
     expect(expectSpreadOverHosts(fmpl.stdout, 5, hosts, 'fmpl')).toEqual(['ddr1', 'ddr1', 'ddr2', 'ddr1', 'ddr1']);
+    // The launcher's KVS holds PMI_process_mapping, as Hydra's does: each rank knows who shares its host.
+    expect(whereLines(mpi.stdout).map((l) => l.local)).toEqual(['0+1', '0+1', '2+3', '2+3']);
+    expect(whereLines(fmpl.stdout).map((l) => l.local)).toEqual(['0+1+3+4', '0+1+3+4', '2', '0+1+3+4', '0+1+3+4']);
   }, 120_000);
 
   it('refuses a foreign process on the PMI port and on a rank\'s PSP before any event; the job then ends normally', async () => {

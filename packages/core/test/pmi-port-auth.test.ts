@@ -116,4 +116,14 @@ describe('PMI_PORT authenticated by the job key', () => {
     expect(lines).toEqual([expect.stringMatching(/^dapl: rank 0 lost its PMI connection to the launcher \(the PMI server closed the connection\); exiting\n$/)]);
     await expect(live.put('k', 'v')).rejects.toThrow(/after abort/);
   });
+
+  it('serves PMI_process_mapping from its KVS, so PMI-1 ranks know who shares their host; a malformed one is refused', async () => {
+    const server = new PmiServer({ size: 4, portAuthKey: jobKey, processMapping: '(vector,(0,2,2))' });
+    servers.push(server);
+    const port = await server.listen('127.0.0.1');
+    const ranks = await Promise.all([0, 1, 2, 3].map((r) => PmiRuntime.connect(rankEnv(port, r))));
+    expect(ranks.map((r) => r.localRanks)).toEqual([[0, 1], [0, 1], [2, 3], [2, 3]]);
+    await Promise.all(ranks.map((r) => r.finalize()));
+    expect(() => new PmiServer({ size: 2, processMapping: '(vector,(0,x,1))' })).toThrow(/PMI_process_mapping/);
+  });
 });

@@ -7,6 +7,7 @@ import { launcherAddressFor } from '../launcher/launcher-address.js';
 import type { CreatePmiServer } from '../launcher/pmi-server-port.js';
 import type { SpawnRank } from '../launcher/rank-process.js';
 import { RemotePmiService } from '../launcher/remote-pmi-service.js';
+import { formatProcessMapping } from '../runtime/pmi/process-mapping.js';
 import { remoteRankSpawner } from '../launcher/remote-rank.js';
 import { UsageError, type ParsedArgs } from './cli-types.js';
 
@@ -72,7 +73,10 @@ export interface AcrossHosts {
 export async function prepareAcrossHosts(request: HostsRequest, size: number, jobKeyHex: string, logger: Logger): Promise<AcrossHosts> {
   const placement = placeRanks(request.hosts, size);
   const address = request.launcherAddress ?? (await launcherAddressFor(request.hosts.map((h) => h.host)));
-  const service = new RemotePmiService(size, decodeJobKey(jobKeyHex, 'the job key'), logger);
+  // The mapping numbers hosts by their place in the list, so a host listed twice has none.
+  const distinct = new Set(request.hosts.map((h) => h.host)).size === request.hosts.length;
+  const mapping = distinct ? formatProcessMapping(request.hosts.map((h) => h.slots)) : undefined;
+  const service = new RemotePmiService(size, decodeJobKey(jobKeyHex, 'the job key'), logger, mapping);
   const port = await service.listen(address);
   const pmiPort = `${address.includes(':') ? `[${address}]` : address}:${port}`;
   logger.debug({ pmiPort, placement }, 'PMI server for a job across hosts');

@@ -16,11 +16,12 @@ export class RemotePmiService {
   readonly #links: PassThrough[];
   #job: LauncherPmiServerOptions | undefined;
 
-  constructor(size: number, jobKey: Uint8Array, logger?: Logger) {
+  constructor(size: number, jobKey: Uint8Array, logger?: Logger, processMapping?: string) {
     this.#links = Array.from({ length: size }, () => new PassThrough());
     this.server = new PmiServer({
       size,
       portAuthKey: jobKey,
+      processMapping,
       logger,
       onAbort: (rank, code) => this.#job?.onAbort(rank, code),
       onFinalize: (rank) => this.#job?.onFinalize(rank),

@@ -8,6 +8,7 @@ import { DatStatus } from '../../dat/status.js';
 import type { PmiClientChannel } from './pmi-client-channel.js';
 import { pmiLimitsProblem, pmiLineBytesFor, type PmiLimits } from './limits.js';
 import { intField, pmiMessageText, textField } from './replies.js';
+import { PROCESS_MAPPING_KEY } from './process-mapping.js';
 
 /** Who the rank is: known from the environment (`PMI_FD`), or to be asked with `initack` (`PMI_PORT`). */
 export type PmiIdentity = { readonly rank: number; readonly size: number } | { readonly pmiId: number };
@@ -70,9 +71,6 @@ export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdent
 
   return { rank, size, kvsName, appnum, limits, processMapping };
 }
-
-/** The KVS key (and PMI-2 job attribute) of the process mapping. */
-export const PROCESS_MAPPING_KEY = 'PMI_process_mapping';
 
 async function initack(channel: PmiClientChannel, pmiId: number, timeoutMs: number | undefined): Promise<{ rank: number; size: number }> {
   const replies = await channel.request('initack', { pmiid: pmiId }, ['initack', 'set', 'set', 'set'], timeoutMs);

@@ -16,6 +16,7 @@ import { intField, pmiMessageText, textField } from './replies.js';
 import { PmiServerConnection, type PmiServerConnectionHandler } from './server-connection.js';
 import { formatPmiLine, PMI_VALUE_FORBIDDEN, type PmiMessage } from './wire.js';
 import { newPmiNonce, verifyPmiAuthResponse } from './pmi-port-auth.js';
+import { parseProcessMapping, PROCESS_MAPPING_KEY } from './process-mapping.js';
 
 export interface PmiServerOptions {
   /** Ranks in the job. */
@@ -42,6 +43,8 @@ export interface PmiServerOptions {
   readonly identifyTimeoutMs?: number;
   /** A `PMI_PORT` client identified as `rank`; `socket` is its connection (the launcher watches it). */
   readonly onPortClient?: (rank: number, socket: net.Socket) => void;
+  /** `PMI_process_mapping`, put in the KVS from the start as Hydra does (which ranks share a host). */
+  readonly processMapping?: string;
   readonly logger?: Logger;
 }
 
@@ -102,6 +105,10 @@ export class PmiServer {
     this.#logger = options.logger;
     this.#maxLineBytes = pmiLineBytesFor(limits);
     this.#slots = new Array<RankSlot | undefined>(options.size).fill(undefined);
+    if (options.processMapping !== undefined) {
+      parseProcessMapping(options.processMapping);
+      this.#kvs.set(PROCESS_MAPPING_KEY, options.processMapping);
+    }
   }
 
   /** Serve one rank over a connected duplex stream (the parent's end of the PMI_FD socket pair). */

@@ -14,7 +14,7 @@ import { Pmi2ClientChannel } from './pmi2-client-channel.js';
 import { PMI2_MAX_KEY_BYTES, PMI2_MAX_VALUE_BYTES } from './pmi2-wire.js';
 import { checkTimeout, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REPLY_TIMEOUT_MS, type PmiRuntimeOptions } from './pmi-runtime.js';
 import { openPmiStream } from './pmi-stream.js';
-import { localRanksFromMapping } from './process-mapping.js';
+import { localRanksFromMapping, PROCESS_MAPPING_KEY } from './process-mapping.js';
 import { intField, pmiMessageText, textField } from './replies.js';
 import type { PmiMessage } from './wire.js';
 
@@ -213,7 +213,7 @@ async function pmi2Handshake(channel: Pmi2ClientChannel, identity: Pmi2Identity,
   const jobId = textField(idReply, 'jobid');
   if (intField(idReply, 'rc') !== 0 || jobId === undefined || jobId === '') throw channel.fail('job-getid', `malformed reply ${pmiMessageText(idReply)}: no jobid`);
 
-  const mapReply = await channel.request('info-getjobattr', { key: 'PMI_process_mapping' }, timeoutMs);
+  const mapReply = await channel.request('info-getjobattr', { key: PROCESS_MAPPING_KEY }, timeoutMs);
   if (intField(mapReply, 'rc') !== 0) throw channel.fail('info-getjobattr', `the server refused info-getjobattr: ${pmiMessageText(mapReply)}`);
   const processMapping = textField(mapReply, 'found') === 'TRUE' ? textField(mapReply, 'value') : undefined;
   let localRanks: number[] | undefined;

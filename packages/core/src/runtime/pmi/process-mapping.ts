@@ -7,6 +7,9 @@
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 
+/** The KVS key (PMI-1, as Hydra keeps it) and job attribute (PMI-2) of the process mapping. */
+export const PROCESS_MAPPING_KEY = 'PMI_process_mapping';
+
 export interface ProcessMappingBlock {
   readonly start: number;
   readonly nodes: number;
