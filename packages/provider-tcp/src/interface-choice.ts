@@ -2,6 +2,7 @@ import { createSocket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { DatError, DatStatus } from '@dapl/core';
 
 /** `tcp.interface`'s default: choose from where the job's ranks run. */
 export const AUTO_INTERFACE = 'auto';
@@ -20,6 +21,12 @@ export interface InterfaceHints {
  * first non-loopback IPv4 address (a host with one network, such as a namespace host), else loopback.
  */
 export async function chooseInterface(configured: string, hints: InterfaceHints): Promise<string> {
+  if (hints.spansHosts !== undefined && typeof hints.spansHosts !== 'boolean') {
+    throw new DatError(DatStatus.INVALID_PARAMETER, `options.spansHosts must be a boolean, got ${typeof hints.spansHosts}`, { argument: 'options.spansHosts' });
+  }
+  if (hints.launcherAddress !== undefined && (typeof hints.launcherAddress !== 'string' || hints.launcherAddress === '')) {
+    throw new DatError(DatStatus.INVALID_PARAMETER, 'options.launcherAddress must be a non-empty host name or address', { argument: 'options.launcherAddress' });
+  }
   if (configured !== AUTO_INTERFACE) return configured;
   if (hints.spansHosts !== true) return '127.0.0.1';
   const viaLauncher = hints.launcherAddress === undefined ? undefined : await routeSource(hints.launcherAddress);

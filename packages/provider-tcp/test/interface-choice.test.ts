@@ -23,6 +23,11 @@ describe('tcp.interface auto', () => {
     for (const address of external) expect(await chooseInterface('auto', { spansHosts: true, launcherAddress: address })).toBe(address);
   });
 
+  it('refuses hints of the wrong type, naming the option', async () => {
+    await expect(chooseInterface('auto', { spansHosts: 'yes' as unknown as boolean })).rejects.toMatchObject({ argument: 'options.spansHosts' });
+    await expect(chooseInterface('auto', { launcherAddress: '' })).rejects.toMatchObject({ argument: 'options.launcherAddress' });
+  });
+
   it('an IA opened for a job across hosts listens on (and advertises) the chosen address', async () => {
     const ia = await tcpProvider.openIa({ spansHosts: true });
     try {
