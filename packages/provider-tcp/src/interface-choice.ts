@@ -1,8 +1,5 @@
-import { createSocket } from 'node:dgram';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import { DatError, DatStatus } from '@dapl/core';
+import { firstExternalIpv4, routeSourceAddress } from '@dapl/core/provider-kit';
 
 /** `tcp.interface`'s default: choose from where the job's ranks run. */
 export const AUTO_INTERFACE = 'auto';
@@ -29,38 +26,6 @@ export async function chooseInterface(configured: string, hints: InterfaceHints)
   }
   if (configured !== AUTO_INTERFACE) return configured;
   if (hints.spansHosts !== true) return '127.0.0.1';
-  const viaLauncher = hints.launcherAddress === undefined ? undefined : await routeSource(hints.launcherAddress);
-  return viaLauncher ?? firstExternalAddress() ?? '127.0.0.1';
-}
-
-/** The local address the kernel would send from to reach `host`, if it is not loopback. */
-async function routeSource(host: string): Promise<string | undefined> {
-  let address: string;
-  try {
-    address = isIP(host) !== 0 ? host : (await lookup(host)).address;
-  } catch {
-    return undefined;
-  }
-  const family = isIP(address) === 6 ? 'udp6' : 'udp4';
-  const socket = createSocket(family);
-  try {
-    const local = await new Promise<string>((resolve, reject) => {
-      socket.once('error', reject);
-      socket.connect(9, address, () => resolve(socket.address().address));
-    });
-    return isLoopback(local) ? undefined : local;
-  } catch {
-    return undefined;
-  } finally {
-    socket.close();
-  }
-}
-
-function firstExternalAddress(): string | undefined {
-  const all = Object.values(networkInterfaces()).flatMap((addrs) => addrs ?? []);
-  return (all.find((a) => !a.internal && a.family === 'IPv4') ?? all.find((a) => !a.internal && a.family === 'IPv6' && !a.address.startsWith('fe80')))?.address;
-}
-
-function isLoopback(address: string): boolean {
-  return address.startsWith('127.') || address === '::1';
+  const viaLauncher = hints.launcherAddress === undefined ? undefined : await routeSourceAddress(hints.launcherAddress);
+  return viaLauncher ?? firstExternalIpv4() ?? '127.0.0.1';
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, networkInterfaces } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
 import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, type DatProvider, type IaOptions } from '@dapl/core';
-import { effectiveCapabilities } from '@dapl/core/provider-kit';
+import { effectiveCapabilities, firstExternalIpv4 } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
 import { chooseInterface } from './interface-choice.js';
@@ -21,10 +21,7 @@ function jobKeyFrom(options: IaOptions): Uint8Array {
 
 function advertised(iface: string): string {
   if (iface !== '0.0.0.0' && iface !== '::') return iface;
-  for (const addrs of Object.values(networkInterfaces())) {
-    for (const a of addrs ?? []) if (!a.internal && a.family === 'IPv4') return a.address;
-  }
-  return '127.0.0.1';
+  return firstExternalIpv4() ?? '127.0.0.1';
 }
 
 /** The tcp provider: DAT over real TCP sockets between processes and hosts. */

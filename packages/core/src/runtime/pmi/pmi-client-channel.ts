@@ -12,6 +12,7 @@ import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { PmiLineReader, PMI_MAX_LINE_BYTES } from './line-reader.js';
 import { pmiMessageText } from './replies.js';
+import { endPmiStream, writeFlushed } from './pmi-stream.js';
 import { formatPmiLine, isPmiWireError, parsePmiLine, quote, type PmiFieldsInput, type PmiMessage } from './wire.js';
 
 export interface PmiClientChannelOptions {
@@ -38,8 +39,6 @@ interface Failure {
   readonly reason: string;
 }
 
-/** How long `close()` and a fire-and-forget send wait for the stream to flush. */
-const FLUSH_WAIT_MS = 1000;
 
 export class PmiClientChannel {
   readonly #stream: Duplex;
@@ -96,13 +95,7 @@ export class PmiClientChannel {
     const line = formatPmiLine(command, fields);
     if (this.#failure !== undefined || this.#stream.destroyed || !this.#stream.writable) return Promise.resolve();
     this.#trace('>', line);
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-      this.#stream.write(line, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return writeFlushed(this.#stream, line);
   }
 
   /**
@@ -117,15 +110,7 @@ export class PmiClientChannel {
   /** Ends the conversation normally (after finalize_ack): flushes, then closes the stream. */
   async close(): Promise<void> {
     this.#closing = true;
-    if (this.#stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-      this.#stream.end(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    this.#stream.destroy();
+    await endPmiStream(this.#stream);
   }
 
   #pump(): void {

@@ -9,9 +9,8 @@ import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { Clock, Runtime } from '../runtime.js';
 import type { SingletonRuntimeOptions } from '../singleton-runtime.js';
-import { WallClock } from '../wall-clock.js';
-import { readPmiEnvironment } from './environment.js';
 import { openPmiStream } from './pmi-stream.js';
+import { PmiRankLifecycle, rankProcessHooks, requirePmiEnvironment } from './pmi-process-hooks.js';
 import { localRanksFromMapping } from './process-mapping.js';
 import { answerPmiChallenge, PMI_AUTH_ENV, PMI_AUTH_SCHEME } from './pmi-port-auth.js';
 import { JOB_KEY_ENV } from '../../config/core-parameters.js';
@@ -47,13 +46,6 @@ export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
-enum PmiRuntimeState {
-  Ready = 'ready',
-  Finalizing = 'finalizing',
-  Finalized = 'finalized',
-  Aborted = 'aborted',
-}
-
 export class PmiRuntime implements Runtime {
   readonly rank: number;
   readonly size: number;
@@ -64,12 +56,9 @@ export class PmiRuntime implements Runtime {
   /** The ranks on this rank's host, from the KVS's `PMI_process_mapping`; undefined when the server has none. */
   readonly localRanks: readonly number[] | undefined;
   readonly #channel: PmiClientChannel;
-  readonly #exit: (code: number) => void;
-  readonly #writeError: (text: string) => void;
+  readonly #life: PmiRankLifecycle;
   readonly #replyTimeoutMs: number | undefined;
   readonly #barrierTimeoutMs: number | undefined;
-  #state = PmiRuntimeState.Ready;
-  #finalizing: Promise<void> | undefined;
 
   private constructor(channel: PmiClientChannel, session: PmiSession, options: PmiRuntimeOptions) {
     this.#channel = channel;
@@ -79,19 +68,16 @@ export class PmiRuntime implements Runtime {
     this.appnum = session.appnum;
     this.limits = session.limits;
     this.localRanks = localRanksOrUndefined(session.processMapping, session.size, session.rank);
-    this.clock = options.clock ?? new WallClock();
-    this.#exit = options.exit ?? ((code) => process.exit(code));
-    this.#writeError = options.writeError ?? ((text) => void process.stderr.write(text));
+    const hooks = rankProcessHooks(options);
+    this.clock = hooks.clock;
+    this.#life = new PmiRankLifecycle(() => this.rank, hooks);
     this.#replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.#barrierTimeoutMs = options.barrierTimeoutMs;
   }
 
   /** Joins the job described by `PMI_FD`/`PMI_RANK`/`PMI_SIZE` or `PMI_PORT`/`PMI_ID`. */
   static async connect(env: NodeJS.ProcessEnv = process.env, options: PmiRuntimeOptions = {}): Promise<PmiRuntime> {
-    const settings = readPmiEnvironment(env);
-    if (settings === undefined) {
-      throw new DatError(DatStatus.INVALID_STATE, 'neither PMI_FD nor PMI_PORT is set: this process was not started by a PMI launcher', { argument: 'env' });
-    }
+    const settings = requirePmiEnvironment(env);
     const stream = await openPmiStream(settings, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     if (settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined) {
       if (env[PMI_AUTH_ENV] !== PMI_AUTH_SCHEME) {
@@ -116,7 +102,7 @@ export class PmiRuntime implements Runtime {
     checkTimeout(options.barrierTimeoutMs, 'barrierTimeoutMs');
     let runtime: PmiRuntime | undefined;
     const onFailure = options.exitWhenServerLost === true ? (_: DatStatus, reason: string) => {
-          if (runtime !== undefined) runtime.#serverLost(reason);
+          if (runtime !== undefined) runtime.#life.serverLost(reason);
         } : undefined;
     const channel = new PmiClientChannel(stream, { maxLineBytes: options.maxLineBytes, logger: options.logger, onFailure });
     try {
@@ -130,7 +116,7 @@ export class PmiRuntime implements Runtime {
   }
 
   async put(key: string, value: string): Promise<void> {
-    this.#checkLive('put');
+    this.#life.checkLive('put');
     throwKvsProblem(kvsKeyProblem(key, this.limits));
     throwKvsProblem(kvsValueProblem(value, this.limits));
     const [reply] = await this.#channel.request('put', { kvsname: this.kvsName, key, value }, ['put_result'], this.#replyTimeoutMs);
@@ -147,7 +133,7 @@ export class PmiRuntime implements Runtime {
   }
 
   async barrier(): Promise<void> {
-    this.#checkLive('barrier');
+    this.#life.checkLive('barrier');
     const [reply] = await this.#channel.request('barrier_in', {}, ['barrier_out'], this.#barrierTimeoutMs);
     // Hydra's barrier_out carries no rc; our server adds rc=-1 when a rank left and the barrier can never complete.
     const rc = reply.fields.has('rc') ? intField(reply, 'rc') : 0;
@@ -157,7 +143,7 @@ export class PmiRuntime implements Runtime {
   }
 
   async get(key: string): Promise<string> {
-    this.#checkLive('get');
+    this.#life.checkLive('get');
     throwKvsProblem(kvsKeyProblem(key, this.limits));
     const [reply] = await this.#channel.request('get', { kvsname: this.kvsName, key }, ['get_result'], this.#replyTimeoutMs);
     const rc = intField(reply, 'rc');
@@ -170,46 +156,19 @@ export class PmiRuntime implements Runtime {
     return value;
   }
 
-  async abort(code: number, message: string): Promise<never> {
-    if (!Number.isSafeInteger(code) || code < 0 || code > 255) {
-      throw new DatError(DatStatus.INVALID_PARAMETER, `exit code ${code} is not an integer in [0, 255]`, { argument: 'code' });
-    }
-    this.#state = PmiRuntimeState.Aborted;
-    this.#writeError(`dapl: rank ${this.rank} aborting the job (exit code ${code}): ${message}\n`);
-    await this.#channel.sendNow('abort', { exitcode: code });
-    this.#exit(code);
-    // Only reached when `exit` was replaced (tests): the job is over either way.
-    throw new DatError(DatStatus.ABORT, `job aborted by rank ${this.rank} with code ${code}: ${message}`);
+  abort(code: number, message: string): Promise<never> {
+    return this.#life.abort(code, message, () => this.#channel.sendNow('abort', { exitcode: code }));
   }
 
   /** Waits for `finalize_ack` before closing: Hydra kills a job whose rank closes its connection without it. */
   finalize(): Promise<void> {
-    if (this.#state === PmiRuntimeState.Aborted) return Promise.reject(new DatError(DatStatus.ABORT, 'runtime.finalize() after abort()'));
-    this.#finalizing ??= this.#finalize();
-    return this.#finalizing;
-  }
-
-  async #finalize(): Promise<void> {
-    this.#state = PmiRuntimeState.Finalizing;
-    try {
-      await this.#channel.request('finalize', {}, ['finalize_ack'], this.#replyTimeoutMs);
-    } finally {
-      await this.#channel.close();
-      this.#state = PmiRuntimeState.Finalized;
-    }
-  }
-
-  /** The launcher is gone (or broke the connection) while this rank still runs: nobody will stop it but itself. */
-  #serverLost(reason: string): void {
-    if (this.#state !== PmiRuntimeState.Ready) return;
-    this.#state = PmiRuntimeState.Aborted;
-    this.#writeError(`dapl: rank ${this.rank} lost its PMI connection to the launcher (${reason}); exiting\n`);
-    this.#exit(1);
-  }
-
-  #checkLive(call: string): void {
-    if (this.#state === PmiRuntimeState.Aborted) throw new DatError(DatStatus.ABORT, `runtime.${call}() after abort()`);
-    if (this.#state !== PmiRuntimeState.Ready) throw new DatError(DatStatus.INVALID_STATE, `runtime.${call}() after finalize()`);
+    return this.#life.finalize(async () => {
+      try {
+        await this.#channel.request('finalize', {}, ['finalize_ack'], this.#replyTimeoutMs);
+      } finally {
+        await this.#channel.close();
+      }
+    });
   }
 }
 

@@ -1,5 +1,6 @@
-/** Opens the stream a PMI launcher gave this rank: the inherited `PMI_FD` socket, or a TCP connection to `PMI_PORT`. */
+/** The stream a PMI launcher gave this rank: opening it (the inherited `PMI_FD` socket, or a TCP connection to `PMI_PORT`), last writes and closing. */
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { PmiEnvironment } from './environment.js';
@@ -30,4 +31,31 @@ export async function openPmiStream(settings: PmiEnvironment, connectTimeoutMs: 
       resolve(socket);
     });
   });
+}
+
+/** How long a last write or the closing of a PMI stream may take before we stop waiting for it. */
+const FLUSH_WAIT_MS = 1000;
+
+/** Writes `text`; resolves once it is flushed, or after a second (a dead peer must not hold the rank). */
+export function writeFlushed(stream: Duplex, text: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+    stream.write(text, () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/** Ends `stream` (flushing what is queued, for at most a second), then destroys it. */
+export async function endPmiStream(stream: Duplex): Promise<void> {
+  if (stream.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, FLUSH_WAIT_MS);
+    stream.end(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  stream.destroy();
 }

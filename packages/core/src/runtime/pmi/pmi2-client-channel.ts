@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { pmiMessageText } from './replies.js';
+import { endPmiStream, writeFlushed } from './pmi-stream.js';
 import { formatPmi2Command, parsePmi2Payload, Pmi2FrameReader, PMI2_REPLY_OF, type Pmi2FieldsInput } from './pmi2-wire.js';
 import { formatPmiLine, isPmiWireError, parsePmiLine, quote, type PmiMessage } from './wire.js';
 
@@ -27,7 +28,6 @@ interface PendingRequest {
 
 /** The init line's reply is short; a longer "line" is not a PMI server. */
 const MAX_INIT_LINE_BYTES = 1024;
-const FLUSH_WAIT_MS = 1000;
 
 export class Pmi2ClientChannel {
   readonly #stream: Duplex;
@@ -79,13 +79,7 @@ export class Pmi2ClientChannel {
     const frame = formatPmi2Command(command, fields);
     if (this.#failure !== undefined || this.#stream.destroyed || !this.#stream.writable) return Promise.resolve();
     this.#trace('>', frame);
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-      this.#stream.write(frame, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return writeFlushed(this.#stream, frame);
   }
 
   /** Fails the channel from outside (a reply whose content is malformed); returns the error for the caller. */
@@ -97,15 +91,7 @@ export class Pmi2ClientChannel {
   /** Ends the conversation normally (after finalize-response). */
   async close(): Promise<void> {
     this.#closing = true;
-    if (this.#stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-      this.#stream.end(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    this.#stream.destroy();
+    await endPmiStream(this.#stream);
   }
 
   #send(command: string, expected: string, wire: string, timeoutMs: number | undefined): Promise<PmiMessage> {

@@ -7,13 +7,12 @@ import type { Duplex } from 'node:stream';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { Clock, Runtime } from '../runtime.js';
-import { WallClock } from '../wall-clock.js';
-import { readPmiEnvironment } from './environment.js';
 import { kvsKeyProblem, kvsValueProblem, throwKvsProblem, type PmiLimits } from './limits.js';
 import { Pmi2ClientChannel } from './pmi2-client-channel.js';
 import { PMI2_MAX_KEY_BYTES, PMI2_MAX_VALUE_BYTES } from './pmi2-wire.js';
 import { checkTimeout, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_REPLY_TIMEOUT_MS, type PmiRuntimeOptions } from './pmi-runtime.js';
 import { openPmiStream } from './pmi-stream.js';
+import { PmiRankLifecycle, rankProcessHooks, requirePmiEnvironment } from './pmi-process-hooks.js';
 import { localRanksFromMapping, PROCESS_MAPPING_KEY } from './process-mapping.js';
 import { intField, pmiMessageText, textField } from './replies.js';
 import type { PmiMessage } from './wire.js';
@@ -25,13 +24,6 @@ export const PMI2_LIMITS: PmiLimits = Object.freeze({ kvsnameMax: 256, keylenMax
 export interface Pmi2Identity {
   readonly jobId?: string;
   readonly rank?: number;
-}
-
-enum State {
-  Ready = 'ready',
-  Finalizing = 'finalizing',
-  Finalized = 'finalized',
-  Aborted = 'aborted',
 }
 
 export class Pmi2Runtime implements Runtime {
@@ -47,12 +39,9 @@ export class Pmi2Runtime implements Runtime {
   /** `PMI_process_mapping` as the server gave it. */
   readonly processMapping: string | undefined;
   readonly #channel: Pmi2ClientChannel;
-  readonly #exit: (code: number) => void;
-  readonly #writeError: (text: string) => void;
+  readonly #life: PmiRankLifecycle;
   readonly #replyTimeoutMs: number;
   readonly #fenceTimeoutMs: number | undefined;
-  #state = State.Ready;
-  #finalizing: Promise<void> | undefined;
 
   private constructor(channel: Pmi2ClientChannel, session: Pmi2Session, options: PmiRuntimeOptions) {
     this.#channel = channel;
@@ -62,19 +51,16 @@ export class Pmi2Runtime implements Runtime {
     this.jobId = session.jobId;
     this.processMapping = session.processMapping;
     this.localRanks = session.localRanks;
-    this.clock = options.clock ?? new WallClock();
-    this.#exit = options.exit ?? ((code) => process.exit(code));
-    this.#writeError = options.writeError ?? ((text) => void process.stderr.write(text));
+    const hooks = rankProcessHooks(options);
+    this.clock = hooks.clock;
+    this.#life = new PmiRankLifecycle(() => this.rank, hooks);
     this.#replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.#fenceTimeoutMs = options.barrierTimeoutMs;
   }
 
   /** Joins the job described by `PMI_FD` (+ `PMI_RANK`, `PMI_SIZE`, `PMI_JOBID`) or `PMI_PORT`. */
   static async connect(env: NodeJS.ProcessEnv = process.env, options: PmiRuntimeOptions = {}): Promise<Pmi2Runtime> {
-    const settings = readPmiEnvironment(env);
-    if (settings === undefined) {
-      throw new DatError(DatStatus.INVALID_STATE, 'neither PMI_FD nor PMI_PORT is set: this process was not started by a PMI launcher', { argument: 'env' });
-    }
+    const settings = requirePmiEnvironment(env);
     const stream = await openPmiStream(settings, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
     const jobId = env.PMI_JOBID !== undefined && env.PMI_JOBID !== '' ? env.PMI_JOBID : undefined;
     return Pmi2Runtime.overStream(stream, { jobId, rank: settings.kind === 'fd' ? settings.rank : settings.pmiId }, options);
@@ -98,7 +84,7 @@ export class Pmi2Runtime implements Runtime {
   }
 
   async put(key: string, value: string): Promise<void> {
-    this.#checkLive('put');
+    this.#life.checkLive('put');
     throwKvsProblem(kvsKeyProblem(key, this.limits));
     throwKvsProblem(kvsValueProblem(value, this.limits));
     checkNoSemicolon('key', key);
@@ -108,7 +94,7 @@ export class Pmi2Runtime implements Runtime {
   }
 
   async fence(): Promise<void> {
-    this.#checkLive('fence');
+    this.#life.checkLive('fence');
     const reply = await this.#channel.request('kvs-fence', {}, this.#fenceTimeoutMs);
     this.#checkRc('kvs-fence', reply, 'kvs-fence', DatStatus.CONNECTION_BROKEN);
   }
@@ -119,7 +105,7 @@ export class Pmi2Runtime implements Runtime {
   }
 
   async get(key: string): Promise<string> {
-    this.#checkLive('get');
+    this.#life.checkLive('get');
     throwKvsProblem(kvsKeyProblem(key, this.limits));
     checkNoSemicolon('key', key);
     const reply = await this.#channel.request('kvs-get', { jobid: this.jobId, srcid: -1, key }, this.#replyTimeoutMs);
@@ -131,45 +117,27 @@ export class Pmi2Runtime implements Runtime {
     return value;
   }
 
-  async abort(code: number, message: string): Promise<never> {
-    if (!Number.isSafeInteger(code) || code < 0 || code > 255) {
-      throw new DatError(DatStatus.INVALID_PARAMETER, `exit code ${code} is not an integer in [0, 255]`, { argument: 'code' });
-    }
-    this.#state = State.Aborted;
-    this.#writeError(`dapl: rank ${this.rank} aborting the job (exit code ${code}): ${message}\n`);
+  abort(code: number, message: string): Promise<never> {
     // The message travels as a PMI-2 value: no ';' or control characters, at most PMI2_MAX_VALLEN.
-    const msg = message.replace(/[;\p{Cc}]/gu, ' ').slice(0, PMI2_MAX_VALUE_BYTES / 4);
-    await this.#channel.sendNow('abort', { isworld: true, msg });
-    this.#exit(code);
-    throw new DatError(DatStatus.ABORT, `job aborted by rank ${this.rank} with code ${code}: ${message}`);
+    const msg = String(message).replace(/[;\p{Cc}]/gu, ' ').slice(0, PMI2_MAX_VALUE_BYTES / 4);
+    return this.#life.abort(code, message, () => this.#channel.sendNow('abort', { isworld: true, msg }));
   }
 
   finalize(): Promise<void> {
-    if (this.#state === State.Aborted) return Promise.reject(new DatError(DatStatus.ABORT, 'runtime.finalize() after abort()'));
-    this.#finalizing ??= this.#finalize();
-    return this.#finalizing;
-  }
-
-  async #finalize(): Promise<void> {
-    this.#state = State.Finalizing;
-    try {
-      const reply = await this.#channel.request('finalize', {}, this.#replyTimeoutMs);
-      this.#checkRc('finalize', reply, 'finalize');
-    } finally {
-      await this.#channel.close();
-      this.#state = State.Finalized;
-    }
+    return this.#life.finalize(async () => {
+      try {
+        const reply = await this.#channel.request('finalize', {}, this.#replyTimeoutMs);
+        this.#checkRc('finalize', reply, 'finalize');
+      } finally {
+        await this.#channel.close();
+      }
+    });
   }
 
   #checkRc(command: string, reply: PmiMessage, what: string, status = DatStatus.INTERNAL_ERROR): void {
     const rc = intField(reply, 'rc');
     if (rc === undefined) throw this.#channel.fail(command, `malformed reply ${pmiMessageText(reply)}: no integer rc`);
     if (rc !== 0) throw new DatError(status, `PMI-2 ${what} failed: the server answered ${pmiMessageText(reply)}`);
-  }
-
-  #checkLive(call: string): void {
-    if (this.#state === State.Aborted) throw new DatError(DatStatus.ABORT, `runtime.${call}() after abort()`);
-    if (this.#state !== State.Ready) throw new DatError(DatStatus.INVALID_STATE, `runtime.${call}() after finalize()`);
   }
 }
 
