@@ -2,7 +2,7 @@
 // their own addresses (test/support/netns-hosts.sh), reached through a launcher shim as ssh would
 // reach them. MPI and FMPL programs, PMI-1 and PMI-2, and a host that dies mid-job.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHosts, expectSpreadOverHosts, launch, missingPrerequisite, netnsLaunch, requiredByCi, whenTrue, whereLines, type NetnsHosts } from './support/netns.js';
+import { createHosts, expectSpreadOverHosts, launch, missingPrerequisite, netnsLaunch, requiredByCi, whenTrue, whereLines, knock, readyLines, type NetnsHosts } from './support/netns.js';
 
 const missing = missingPrerequisite(['mpiexec.mpich']);
 const run = missing === undefined || requiredByCi;
@@ -37,6 +37,11 @@ describe.runIf(run)(`jobs across namespace hosts under Hydra${missing === undefi
   it('when every process of one host is killed mid-job, the job ends on the other with Hydra\'s report and a non-zero status', async () => {
     const job = launch('mpiexec.mpich', mpiexec(4, 'test/fixtures/multihost/linger.mjs'));
     await job.waitFor(/^rank \d: ready host=/, 4);
+    // A foreign process knocking on rank 1's PSP (on dhy2) is dropped; the job goes on.
+    const [pspAddress, pspPort] = readyLines(job.stdout())[1].psp.split('#');
+    expect(pspAddress).toBe(hosts.address.dhy2);
+    expect((await knock(pspAddress, Number(pspPort), 'not the job\'s handshake\n'.repeat(4))).closedByPeer).toBe(true);
+    const before = job.stdout();
     const killedAt = performance.now();
     expect(hosts.killHost('dhy2')).toBeGreaterThanOrEqual(2);
     const ended = await job.done;
@@ -47,6 +52,7 @@ describe.runIf(run)(`jobs across namespace hosts under Hydra${missing === undefi
     const survivorsGoneMs = await whenTrue(() => hosts.pids('dhy1').length === 0);
     expect(survivorsGoneMs - killedAt, 'no process of the job is left on dhy1 within 2 s').toBeLessThan(2000);
     expect(ended.stdout).not.toMatch(/nobody stopped the job/);
+    expect(before).not.toMatch(/rank \d: (?!ready)/);
     process.stdout.write(`hydra: the job ended ${tookMs.toFixed(0)} ms after host dhy2 was killed (status ${ended.code})\n`);
     expect(tookMs, 'the job ends on the other host within 2 s').toBeLessThan(2000);
   }, 120_000);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commandOf, describeHosts, expectSpreadOverHosts, launch, missingPrerequisite, requiredByCi, whenTrue, whereLines } from './support/netns.js';
+import { commandOf, describeHosts, expectSpreadOverHosts, launch, missingPrerequisite, requiredByCi, whenTrue, whereLines, knock, readyLines } from './support/netns.js';
 
 const clusterScript = fileURLToPath(new URL('./support/slurm-cluster.sh', import.meta.url));
 const missing = missingPrerequisite(['srun', 'sinfo', 'slurmctld', 'slurmd', 'munged']);
@@ -65,6 +65,11 @@ describe.runIf(run)(`jobs under srun --mpi=pmi2 on namespace nodes${missing === 
   it('when every rank on one node is killed mid-job, the step ends on the other within 2 s with srun\'s report and a non-zero status', async () => {
     const job = srun(['-w', `${TAG}1,${TAG}2`, '-N2', '-n4', '--kill-on-bad-exit=1'], 'test/fixtures/multihost/linger.mjs');
     await job.waitFor(/^rank \d: ready /, 4);
+    // A foreign process knocking on rank 2's PSP (on dsl2) is dropped; the step goes on.
+    const [pspAddress, pspPort] = readyLines(job.stdout())[2].psp.split('#');
+    expect(pspAddress).toBe(hosts.address[`${TAG}2`]);
+    expect((await knock(pspAddress, Number(pspPort), 'not the job\'s handshake\n'.repeat(4))).closedByPeer).toBe(true);
+    expect(job.stdout()).not.toMatch(/rank \d: (?!ready)/);
     const killedAt = performance.now();
     // The ranks only: slurmd stays, as a node whose job crashed.
     expect(hosts.killHost(`${TAG}2`, 'node')).toBe(2);
