@@ -14,6 +14,15 @@ const dir = mkdtempSync(join(tmpdir(), 'dapl-local-launch-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('dapl run --hosts with a launcher command', () => {
+  it('on this host only (no --hosts) the ranks listen on loopback, and the mapping puts them all here', async () => {
+    const ran = await daplRun(['-n', '2', 'test/fixtures/multihost/mpi-hosts.mjs'], {}, 60_000);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(whereLines(ran.stdout).map((l) => [l.listen, l.local, [...l.peers.values()]])).toEqual([
+      ['127.0.0.1', '0+1', ['127.0.0.1']],
+      ['127.0.0.1', '0+1', ['127.0.0.1']],
+    ]);
+  }, 120_000);
+
   it('starts each rank through the launcher with its host, PMI over TCP authenticated by the job key, the key on no command line', async () => {
     const log = join(dir, 'launches');
     const ran = await daplRun(['--hosts', 'alpha:2,beta', '--launcher', shim, '--launcher-address', '127.0.0.1', '--tag-output', 'test/fixtures/multihost/mpi-hosts.mjs'], { LOCAL_LAUNCH_LOG: log }, 60_000);
