@@ -3,11 +3,12 @@
 // loopback; across nodes each listens on its node's address, and the process mapping says which ranks
 // share a node. Ranks of one node killed mid-job end the step on the other.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { root } from './support/dapl-run.js';
 import { commandOf, describeHosts, expectSpreadOverHosts, launch, missingPrerequisite, requiredByCi, whenTrue, whereLines, knock, readyLines } from './support/netns.js';
 
 const clusterScript = fileURLToPath(new URL('./support/slurm-cluster.sh', import.meta.url));
@@ -60,6 +61,30 @@ describe.runIf(run)(`jobs under srun --mpi=pmi2 on namespace nodes${missing === 
       expect(expectSpreadOverHosts(ran.stdout, 4, hosts, what)).toEqual([`${TAG}1`, `${TAG}1`, `${TAG}2`, `${TAG}2`]);
       expect(whereLines(ran.stdout).map((l) => l.local)).toEqual(['0+1', '0+1', '2+3', '2+3']);
     }
+  }, 120_000);
+
+  it('a batch job (sbatch --wait, the script docs/multi-host.md shows) runs srun --mpi=pmi2 across both nodes', async () => {
+    const script = join(dir, `batch-${process.pid}.sh`);
+    const output = join(dir, `batch-${process.pid}.out`);
+    writeFileSync(
+      script,
+      [
+        '#!/bin/sh',
+        '#SBATCH --job-name=dapl-app',
+        '#SBATCH --nodes=2',
+        '#SBATCH --ntasks-per-node=2',
+        '#SBATCH --time=00:05:00',
+        `#SBATCH --output=${output}`,
+        `cd ${root}`,
+        `srun --mpi=pmi2 --kill-on-bad-exit=1 ${process.execPath} test/fixtures/multihost/mpi-hosts.mjs`,
+        '',
+      ].join('\n'),
+    );
+    const batch = await launch('sbatch', ['--wait', script], { SLURM_CONF: join(dir, 'slurm.conf') }).done;
+    expect(batch.code, batch.stderr).toBe(0);
+    expect(batch.stdout).toMatch(/^Submitted batch job \d+$/m);
+    const out = readFileSync(output, 'utf8');
+    expect(expectSpreadOverHosts(out, 4, hosts, 'mpi')).toEqual([`${TAG}1`, `${TAG}1`, `${TAG}2`, `${TAG}2`]);
   }, 120_000);
 
   it('when every rank on one node is killed mid-job, the step ends on the other within 2 s with srun\'s report and a non-zero status', async () => {
