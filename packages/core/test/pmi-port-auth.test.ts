@@ -14,11 +14,11 @@ afterEach(async () => {
 const jobKey = new Uint8Array(randomBytes(32));
 const keyHex = Buffer.from(jobKey).toString('hex');
 
-async function authServer(size: number, events: string[]): Promise<{ server: PmiServer; port: number }> {
+async function authServer(size: number, events: string[], identifyTimeoutMs = 30_000): Promise<{ server: PmiServer; port: number }> {
   const server = new PmiServer({
     size,
     portAuthKey: jobKey,
-    identifyTimeoutMs: 300,
+    identifyTimeoutMs,
     onProtocolError: (rank, m) => events.push(`protocol-error ${rank} ${m}`),
     onAbort: (rank) => events.push(`abort ${rank}`),
     onDisconnect: (rank) => events.push(`disconnect ${rank}`),
@@ -54,7 +54,7 @@ describe('PMI_PORT authenticated by the job key', () => {
     expect(server.refusedConnections).toBe(0);
   });
 
-  it('refuses foreign processes before any event: no answer, a wrong digest, a wrong key, silence', async () => {
+  it('refuses foreign processes before any event: no answer, a wrong digest, garbage, a wrong key, silence', async () => {
     const events: string[] = [];
     const { server, port } = await authServer(1, events);
     // Skips the challenge and asks for the KVS at once.
@@ -64,14 +64,17 @@ describe('PMI_PORT authenticated by the job key', () => {
     expect(forged).toMatch(/^cmd=auth_challenge nonce=[0-9a-f]{32}\n$/);
     const garbage = await foreignClient(port, 'GET / HTTP/1.1\r\n\r\n');
     expect(garbage).toMatch(/^cmd=auth_challenge/);
-    const wrongKey = await PmiRuntime.connect(rankEnv(port, 0, 'ab'.repeat(32)), { replyTimeoutMs: 2000 }).then(
+    const wrongKey = await PmiRuntime.connect(rankEnv(port, 0, 'ab'.repeat(32)), { replyTimeoutMs: 30_000 }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(isDatError(wrongKey, DatStatus.CONNECTION_BROKEN), String(wrongKey)).toBe(true);
-    const silent = await foreignClient(port, '');
-    expect(silent).toMatch(/^cmd=auth_challenge/);
-    expect(server.refusedConnections).toBe(5);
+    expect(server.refusedConnections).toBe(4);
+    expect(events).toEqual([]);
+    // One that says nothing is closed after identifyTimeoutMs (short on a server of its own).
+    const quiet = await authServer(1, events, 300);
+    expect(await foreignClient(quiet.port, '')).toMatch(/^cmd=auth_challenge/);
+    expect(quiet.server.refusedConnections).toBe(1);
     expect(events).toEqual([]);
     // The real rank still joins as rank 0.
     const rank = await PmiRuntime.connect(rankEnv(port, 0));
