@@ -1,4 +1,4 @@
-/** The PMI-1 simple protocol (DESIGN §5, notes/pmi-hydra.md): wire codec, client runtime, server. */
+/** PMI (DESIGN §5, notes/pmi-hydra.md, notes/multi-host.md): the PMI-1 wire, client and server; the PMI-2 wire and client; the process mapping. */
 export { parsePmiLine, formatPmiLine, isPmiWireError, PmiWireError, type PmiMessage, type PmiFieldsInput } from './wire.js';
 export { PmiLineReader, PMI_MAX_LINE_BYTES, type PmiLine } from './line-reader.js';
 export { HYDRA_PMI_LIMITS, type PmiLimits } from './limits.js';
@@ -22,4 +22,5 @@ export {
 } from './pmi2-wire.js';
 export { Pmi2Runtime, PMI2_LIMITS, type Pmi2Identity } from './pmi2-runtime.js';
 export { pmiVersionFor, PMI_VERSION_ENV, type PmiVersion } from './pmi-version.js';
+export { PMI_AUTH_ENV, PMI_AUTH_SCHEME } from './pmi-port-auth.js';
 export { parseProcessMapping, nodeOfEachRank, ranksSharingNode, localRanksFromMapping, formatProcessMapping, type ProcessMappingBlock } from './process-mapping.js';
