@@ -25,7 +25,7 @@ export { createLocalJob, PMI_KEY_MAX, PMI_VALUE_MAX, type LocalJobOptions, type 
 export { resolveJobKey, JOB_KEY_KVS_KEY, GENERATED_JOB_KEY_BYTES } from './runtime/job-key.js';
 export { startConnections, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type Connections, type ConnectionsOptions } from './runtime/connections/index.js';
 export { runtimeFromEnvironment } from './runtime/runtime-from-environment.js';
-export { localProcesses, requireLocalProcessesOption, LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from './runtime/local-processes.js';
+export { localProcesses, spansHosts, launcherAddress, requireLocalProcessesOption, LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from './runtime/local-processes.js';
 export {
   PmiRuntime,
   PmiServer,
@@ -38,6 +38,19 @@ export {
   hasPmiEnvironment,
   HYDRA_PMI_LIMITS,
   PMI_MAX_LINE_BYTES,
+  Pmi2Runtime,
+  Pmi2WireError,
+  Pmi2FrameReader,
+  formatPmi2Command,
+  parsePmi2Payload,
+  isPmi2WireError,
+  pmiVersionFor,
+  PMI_VERSION_ENV,
+  parseProcessMapping,
+  localRanksFromMapping,
+  type Pmi2Identity,
+  type Pmi2WireProblem,
+  type PmiVersion,
   type PmiRuntimeOptions,
   type PmiServerOptions,
   type PmiIdentity,

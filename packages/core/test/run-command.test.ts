@@ -55,7 +55,7 @@ describe('dapl run: bad input', () => {
     [['-n'], 'option -n/--np needs a value'],
     [['-n', '2', '-n', '3', hello], 'option -n/--np given twice ("2" and "3"); give it once'],
     [['--np=2', '--provider', 'tcp', '--provider=ib', hello], 'option --provider given twice ("tcp" and "ib"); give it once'],
-    [['--bogus', hello], "unknown option '--bogus'; dapl run takes -n/--np, --provider, --config, --tag-output, --timeout, --in-process, -h/--help"],
+    [['--bogus', hello], "unknown option '--bogus'; dapl run takes -n/--np, --provider, --config, --tag-output, --timeout, --in-process, --hosts, --hostfile, --launcher, --launcher-address, -h/--help"],
     [['-n', '2', '--tag-output=yes', hello], 'option --tag-output takes no value, got "yes"'],
   ])('%j is a usage error (2): %s', async (argv, message) => {
     expect(await run(['run', ...argv])).toEqual({ code: RunExitCode.USAGE, stdout: '', stderr: `dapl run: ${message}\n${POINTER}` });
@@ -141,7 +141,7 @@ describe('dapl run --help', () => {
   it('documents every flag, the environment of the ranks and every exit code', async () => {
     const r = await run(['run', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Usage: dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--] program.mjs [args...]');
+    expect(r.stdout).toContain('Usage: dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--hosts LIST | --hostfile FILE] [--launcher ssh|CMD] [--launcher-address ADDR] [--] program.mjs [args...]');
     for (const flag of ['-n, --np N', '--provider KEY', '--config FILE', '--tag-output', '--timeout S', '-h, --help']) expect(r.stdout).toContain(flag);
     for (const variable of ['PMI_FD=3', 'PMI_RANK', 'PMI_SIZE', 'DAPL_JOB_KEY', 'DAPL_PROVIDER', 'DAPL_CONFIG']) expect(r.stdout).toContain(variable);
     const exitTable = r.stdout.slice(r.stdout.indexOf('Exit status:'));

@@ -108,6 +108,11 @@ export class Fmpl {
     return this.#job.ia.provider.name;
   }
 
+  /** The job under this library (its IA, runtime and connections), for tools that look below FMPL (as `Mpi#job`). */
+  get job(): DaplJob {
+    return this.#job;
+  }
+
   /** Seconds on the rank's clock (virtual under the simulator). */
   wtime(): number {
     return this.#job.runtime.clock.now();

@@ -3,7 +3,12 @@ import { resolveProviderParameters } from '@dapl/core/provider-kit';
 
 /** Runtime parameters of the tcp provider (`DAPL_TCP_<NAME>`, `tcp.<name>` in dapl.config.json). */
 export const TCP_PARAMETERS: readonly ParameterSpec[] = [
-  { name: 'interface', type: 'string', default: '127.0.0.1', help: 'address to listen on and to advertise to peers (an IP address or host name)' },
+  {
+    name: 'interface',
+    type: 'string',
+    default: 'auto',
+    help: "address to listen on and to advertise to peers (an IP address or host name); auto: 127.0.0.1 while every rank of the job is on this host, else the address of the interface that reaches the launcher's host (its first non-loopback IPv4 address when the launcher does not say where it is)",
+  },
   { name: 'connectTimeoutMs', type: 'integer', default: 10_000, min: 1, max: 600_000, help: 'default time an active connect may take before connection-timed-out' },
   { name: 'handshakeTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'time a client has to authenticate before the server drops it' },
   { name: 'copyThreshold', type: 'integer', default: 4096, min: 0, max: 65_536, help: 'payloads up to this size are copied into the coalescing output buffer; larger ones are written from the caller\'s memory' },

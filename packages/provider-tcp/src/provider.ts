@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { availableParallelism, networkInterfaces } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
 import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, type DatProvider, type IaOptions } from '@dapl/core';
-import { effectiveCapabilities } from '@dapl/core/provider-kit';
+import { effectiveCapabilities, firstExternalIpv4 } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
+import { chooseInterface } from './interface-choice.js';
 import { requireListenable } from './listen-check.js';
 import { pollWindowUs, resolveTcpParameters, TCP_PARAMETERS } from './params.js';
 
@@ -20,10 +21,7 @@ function jobKeyFrom(options: IaOptions): Uint8Array {
 
 function advertised(iface: string): string {
   if (iface !== '0.0.0.0' && iface !== '::') return iface;
-  for (const addrs of Object.values(networkInterfaces())) {
-    for (const a of addrs ?? []) if (!a.internal && a.family === 'IPv4') return a.address;
-  }
-  return '127.0.0.1';
+  return firstExternalIpv4() ?? '127.0.0.1';
 }
 
 /** The tcp provider: DAT over real TCP sockets between processes and hosts. */
@@ -35,7 +33,8 @@ export const tcpProvider: DatProvider = {
   capabilities: TCP_CAPABILITIES,
   parameters: TCP_PARAMETERS,
   async openIa(options: IaOptions = {}) {
-    const params = resolveTcpParameters(options.parameters);
+    const configured = resolveTcpParameters(options.parameters);
+    const params = { ...configured, interface: await chooseInterface(configured.interface, options) };
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
     const jobKey = jobKeyFrom(options);
@@ -43,6 +42,7 @@ export const tcpProvider: DatProvider = {
     const address = advertised(params.interface);
     const cpus = availableParallelism();
     const pollUs = pollWindowUs(params, local, cpus);
+    logger.debug({ interface: params.interface, configured: configured.interface, spansHosts: options.spansHosts === true }, 'listening address');
     logger.debug({ busyPoll: params.busyPoll, pollUs, localProcesses: local, cpus }, pollUs > 0 ? 'busy polling after input' : 'not busy polling');
     return new TcpIa(
       {

@@ -20,6 +20,8 @@ import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
 import { programFileProblem } from '../launcher/program-file.js';
 import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
 import { JOB_SIGNALS } from '../launcher/job-signals.js';
+import { HOSTS_OPTIONS, prepareAcrossHosts, readHostsRequest, withDefaultSize } from './run-hosts.js';
+import { UsageError } from './cli-types.js';
 
 const RUN_DESCRIPTION = [
   'Starts N node processes running program.mjs, serves them PMI-1 (so each gets its rank, the job size',
@@ -57,6 +59,16 @@ const RUN_DESCRIPTION = [
   "failure line are as above; a rank's process.exit(code), an error it does not catch, and a rank whose",
   'code ends without finalizing the runtime it used end the job; the other ranks are abandoned.',
   '',
+  'Across hosts (--hosts h1:2,h2:2 or --hostfile F): each rank is started on its host by the launcher',
+  "command (--launcher ssh, the default, runs 'ssh -x host command'; --launcher CMD runs 'CMD host command',",
+  "as MPICH's -launcher-exec), which is given one shell command line; -n defaults to the hosts' total",
+  'count. The ranks reach the PMI-1 server over TCP (PMI_PORT=<launcher address>:<port>, PMI_ID=<rank>)',
+  'and must prove they hold the job key first (DAPL_PMI_AUTH=hmac-sha256; the key travels on the',
+  "rank's stdin, never on a command line): a process that is not one of the job's ranks is refused",
+  'before it can join or read the KVS. MPI_LOCALNRANKS/MPI_LOCALRANKID count the ranks on each host,',
+  "and tcp's default interface is then the host's address that reaches the launcher. Output, exit",
+  'codes, the failure line and --timeout are as on one host; a host that dies ends the job.',
+  '',
   'Exit status:',
   ...exitCodeRows(),
 ].join('\n');
@@ -89,7 +101,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
   return {
     name: 'run',
     summary: 'Run a program as a job of N ranks (the embedded PMI-1 launcher)',
-    usage: 'dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--] program.mjs [args...]',
+    usage: 'dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--hosts LIST | --hostfile FILE] [--launcher ssh|CMD] [--launcher-address ADDR] [--] program.mjs [args...]',
     description: RUN_DESCRIPTION,
     options: [
       { name: 'np', short: 'n', type: 'string', valueName: 'N', help: `Number of ranks, 1 to ${MAX_RANKS} (required)` },
@@ -98,11 +110,13 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       { name: 'tag-output', type: 'boolean', help: "Prefix every line a rank prints with '[<rank>] '" },
       { name: 'timeout', type: 'string', valueName: 'S', help: 'Stop the job after S seconds (decimals allowed) and exit 124' },
       { name: 'in-process', type: 'boolean', help: 'Run the ranks as async tasks in this process, each with its own instance of the program' },
+      ...HOSTS_OPTIONS,
     ],
     positionals: ['program', 'args'],
     optionsEndAtFirstPositional: true,
     async run(parsed, io) {
-      const request = parseRunArguments(parsed, io.cwd);
+      const hosts = await readHostsRequest(parsed, io.cwd);
+      const request = parseRunArguments(withDefaultSize(parsed, hosts), io.cwd);
       const flags = request.provider === undefined ? {} : { provider: request.provider };
       const config = await DaplConfig.load({ env: io.env, cwd: io.cwd, flags, configFile: request.configFile });
       const registry = await createProviderRegistry(config);
@@ -125,6 +139,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
         io.stderr.write(notRunnable);
         return RunExitCode.PROGRAM_NOT_FOUND;
       }
+      if (inProcess && hosts !== undefined) throw new UsageError(`provider ${provider.name} runs every rank in this process: it cannot run across hosts`, 'run');
       if (inProcess) {
         return runInProcess({
           program: request.program,
@@ -144,26 +159,29 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
 
       const logger = createRootLogger({ level: config.logLevel, destination: { write: (line: string) => io.stderr.write(line) } });
       const stdin = deps.stdin === undefined ? process.stdin : (deps.stdin ?? undefined);
+      const jobKey = newJobKey();
+      const pmiLogger = logger.child({ component: 'core:PmiServer' }, { level: config.logLevel === 'warn' ? 'error' : config.logLevel });
+      const across = hosts === undefined ? undefined : await prepareAcrossHosts(hosts, request.size, jobKey, pmiLogger);
       const job = new Job(
         {
           size: request.size,
           program: request.program,
           args: request.args,
           cwd: io.cwd,
-          env: jobEnvironment(io.env, { jobKey: newJobKey(), provider: request.provider, configFile: request.configFile }),
+          env: jobEnvironment(io.env, { jobKey, provider: request.provider, configFile: request.configFile }),
           tagOutput: request.tagOutput,
           timeoutMs: request.timeoutMs,
           graceMs: deps.graceMs ?? DEFAULT_GRACE_MS,
           stdin,
         },
         {
-          spawnRank: deps.spawnRank ?? spawnNodeRank,
-          createPmiServer: deps.createPmiServer ?? createNodePmiServer,
+          spawnRank: across?.spawnRank ?? deps.spawnRank ?? spawnNodeRank,
+          createPmiServer: across?.createPmiServer ?? deps.createPmiServer ?? createNodePmiServer,
           clock: deps.clock ?? realLauncherClock,
           stdout: io.stdout,
           stderr: io.stderr,
           // The launcher reports a rank's protocol error in its one line; the server's warning about it would repeat it.
-          logger: logger.child({ component: 'core:PmiServer' }, { level: config.logLevel === 'warn' ? 'error' : config.logLevel }),
+          logger: pmiLogger,
         },
       );
       const signals = deps.signals ?? process;
@@ -183,6 +201,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
         for (const o of outputs) o.off('error', onOutputError);
         // Stop reading our stdin, so that an open terminal or pipe does not keep `dapl` alive.
         if (stdin === process.stdin) stdin.pause();
+        await across?.service.server.close();
       }
     },
   };

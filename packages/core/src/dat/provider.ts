@@ -52,6 +52,16 @@ export interface IaOptions {
    * default only when the host has a CPU for each. Unset: unknown, and such a provider stays idle.
    */
   readonly localProcesses?: number;
+  /**
+   * True when the job's ranks run on more than one host (`startJob` fills it in from the launcher),
+   * so an IA must listen where the other hosts reach it, not on loopback. Unset: unknown (one host).
+   */
+  readonly spansHosts?: boolean;
+  /**
+   * An address of the launcher's host (`PMI_PORT`'s host, Slurm's `SLURM_LAUNCH_NODE_IPADDR`): the
+   * interface this host reaches it through is one the other hosts reach too.
+   */
+  readonly launcherAddress?: string;
 }
 
 /** A provider: the plug-in a registry key names. */

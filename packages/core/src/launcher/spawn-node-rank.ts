@@ -26,7 +26,8 @@ export function spawnNodeRank(request: RankSpawnRequest): RankProcess {
   };
 }
 
-function exitOf(child: ChildProcess): Promise<RankExit> {
+/** How `child` ended (shared with the remote ranks' launcher processes). */
+export function exitOf(child: ChildProcess): Promise<RankExit> {
   return new Promise((resolve) => {
     child.once('exit', (code, signal) => resolve(signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', code: code ?? 0 }));
     // 'error' also reports a failed kill; only one without a pid means the process never ran.
@@ -36,7 +37,8 @@ function exitOf(child: ChildProcess): Promise<RankExit> {
   });
 }
 
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** `signal` to `child`'s process group (it leads one: spawned detached). */
+export function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
@@ -46,7 +48,7 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-function endedStream(): Readable {
+export function endedStream(): Readable {
   const stream = new PassThrough();
   stream.end();
   return stream;

@@ -32,6 +32,7 @@ export { BoundPsp } from './bound-psp.js';
 export { PairingConnectionRequest, type PairedEndpoint } from './pairing-connection-request.js';
 export { IaBase, effectiveCapabilities, type IaBaseInit } from './ia-base.js';
 export { resolveProviderParameters } from './parameters.js';
+export { routeSourceAddress, firstExternalIpv4 } from '../util/route-source.js';
 export {
   FrameDecoder,
   FrameDecoderState,

@@ -6,6 +6,11 @@ export interface Runtime {
   readonly rank: number;
   readonly size: number;
   readonly clock: Clock;
+  /**
+   * The ranks that share this rank's host, ascending, when the launcher says (PMI-2's
+   * `PMI_process_mapping` under Slurm or Hydra); undefined when it does not.
+   */
+  readonly localRanks?: readonly number[];
   /** Publish a value; others see it after the next `fence()`. Values must be printable without spaces. */
   put(key: string, value: string): Promise<void>;
   /** Collective: makes every `put` before it visible to every rank. */

@@ -8,6 +8,7 @@ import { DatStatus } from '../../dat/status.js';
 import type { PmiClientChannel } from './pmi-client-channel.js';
 import { pmiLimitsProblem, pmiLineBytesFor, type PmiLimits } from './limits.js';
 import { intField, pmiMessageText, textField } from './replies.js';
+import { PROCESS_MAPPING_KEY } from './process-mapping.js';
 
 /** Who the rank is: known from the environment (`PMI_FD`), or to be asked with `initack` (`PMI_PORT`). */
 export type PmiIdentity = { readonly rank: number; readonly size: number } | { readonly pmiId: number };
@@ -18,6 +19,8 @@ export interface PmiSession {
   readonly kvsName: string;
   readonly appnum: number;
   readonly limits: PmiLimits;
+  /** `PMI_process_mapping` as the server's KVS holds it (Hydra and `dapl run` put it there), or undefined. */
+  readonly processMapping: string | undefined;
 }
 
 export function checkPmiIdentity(identity: PmiIdentity): void {
@@ -35,7 +38,7 @@ export function checkPmiIdentity(identity: PmiIdentity): void {
   }
 }
 
-export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdentity, timeoutMs: number | undefined): Promise<PmiSession> {
+export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdentity, timeoutMs: number | undefined, readMapping = false): Promise<PmiSession> {
   const { rank, size } = 'pmiId' in identity ? await initack(channel, identity.pmiId, timeoutMs) : identity;
 
   const [init] = await channel.request('init', { pmi_version: 1, pmi_subversion: 1 }, ['response_to_init'], timeoutMs);
@@ -59,7 +62,14 @@ export async function pmiHandshake(channel: PmiClientChannel, identity: PmiIdent
   const kvsName = textField(kvsReply, 'kvsname');
   if (kvsName === undefined || kvsName === '') throw channel.fail('get_my_kvsname', `malformed reply ${pmiMessageText(kvsReply)}: no kvsname`);
 
-  return { rank, size, kvsName, appnum, limits };
+  // Hydra keeps the process mapping in the KVS for PMI-1 clients; a server without it answers rc=-1.
+  let processMapping: string | undefined;
+  if (readMapping) {
+    const [mapReply] = await channel.request('get', { kvsname: kvsName, key: PROCESS_MAPPING_KEY }, ['get_result'], timeoutMs);
+    processMapping = intField(mapReply, 'rc') === 0 ? textField(mapReply, 'value') : undefined;
+  }
+
+  return { rank, size, kvsName, appnum, limits, processMapping };
 }
 
 async function initack(channel: PmiClientChannel, pmiId: number, timeoutMs: number | undefined): Promise<{ rank: number; size: number }> {

@@ -12,11 +12,14 @@ import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { PmiLineReader, PMI_MAX_LINE_BYTES } from './line-reader.js';
 import { pmiMessageText } from './replies.js';
+import { endPmiStream, writeFlushed } from './pmi-stream.js';
 import { formatPmiLine, isPmiWireError, parsePmiLine, quote, type PmiFieldsInput, type PmiMessage } from './wire.js';
 
 export interface PmiClientChannelOptions {
   readonly maxLineBytes?: number;
   readonly logger?: Logger;
+  /** Told once when the channel fails (not when it is closed normally). */
+  readonly onFailure?: (status: DatStatus, reason: string) => void;
 }
 
 interface PendingRequest {
@@ -36,13 +39,12 @@ interface Failure {
   readonly reason: string;
 }
 
-/** How long `close()` and a fire-and-forget send wait for the stream to flush. */
-const FLUSH_WAIT_MS = 1000;
 
 export class PmiClientChannel {
   readonly #stream: Duplex;
   readonly #reader: PmiLineReader;
   readonly #logger: Logger | undefined;
+  readonly #onFailure: ((status: DatStatus, reason: string) => void) | undefined;
   readonly #queue: PendingRequest[] = [];
   #inFlight: PendingRequest | undefined;
   #failure: Failure | undefined;
@@ -52,11 +54,14 @@ export class PmiClientChannel {
     this.#stream = stream;
     this.#reader = new PmiLineReader(options.maxLineBytes ?? PMI_MAX_LINE_BYTES);
     this.#logger = options.logger;
+    this.#onFailure = options.onFailure;
     stream.on('data', (chunk: Uint8Array | string) => this.#onData(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
     stream.on('end', () => this.#onClosed());
     stream.on('close', () => this.#onClosed());
     stream.on('error', (error: Error) => this.#fail(DatStatus.CONNECTION_BROKEN, `the PMI connection failed: ${error.message}`));
     this.#setKeepsProcessAlive(false);
+    // A stream paused by an earlier reader (the PMI_PORT authentication) flows again.
+    stream.resume();
   }
 
   /** The reason the channel failed, if it did. */
@@ -90,13 +95,7 @@ export class PmiClientChannel {
     const line = formatPmiLine(command, fields);
     if (this.#failure !== undefined || this.#stream.destroyed || !this.#stream.writable) return Promise.resolve();
     this.#trace('>', line);
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-      this.#stream.write(line, () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    return writeFlushed(this.#stream, line);
   }
 
   /**
@@ -111,15 +110,7 @@ export class PmiClientChannel {
   /** Ends the conversation normally (after finalize_ack): flushes, then closes the stream. */
   async close(): Promise<void> {
     this.#closing = true;
-    if (this.#stream.destroyed) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FLUSH_WAIT_MS);
-      this.#stream.end(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-    this.#stream.destroy();
+    await endPmiStream(this.#stream);
   }
 
   #pump(): void {
@@ -196,6 +187,7 @@ export class PmiClientChannel {
     }
     this.#setKeepsProcessAlive(false);
     this.#stream.destroy();
+    this.#onFailure?.(status, reason);
   }
 
   #laterError(command: string, failure: Failure): DatError {

@@ -3,15 +3,18 @@
  * `dapl run` (DESIGN §5). Keys and values are checked against the server's limits and the wire
  * rules before anything is sent, because Hydra mangles bad ones silently.
  */
-import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { Clock, Runtime } from '../runtime.js';
 import type { SingletonRuntimeOptions } from '../singleton-runtime.js';
-import { WallClock } from '../wall-clock.js';
-import { readPmiEnvironment, type PmiEnvironment } from './environment.js';
+import { openPmiStream } from './pmi-stream.js';
+import { PmiRankLifecycle, rankProcessHooks, requirePmiEnvironment } from './pmi-process-hooks.js';
+import { localRanksFromMapping } from './process-mapping.js';
+import { answerPmiChallenge, PMI_AUTH_ENV, PMI_AUTH_SCHEME } from './pmi-port-auth.js';
+import { JOB_KEY_ENV } from '../../config/core-parameters.js';
+import { decodeJobKey } from '../../config/job-key.js';
 import { checkPmiIdentity, pmiHandshake, type PmiIdentity, type PmiSession } from './handshake.js';
 import { kvsKeyProblem, kvsValueProblem, throwKvsProblem, type PmiLimits } from './limits.js';
 import { PmiClientChannel } from './pmi-client-channel.js';
@@ -30,17 +33,18 @@ export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
   readonly connectTimeoutMs?: number;
   /** Longest line accepted from the server before it announces its limits. Default 4096. */
   readonly maxLineBytes?: number;
+  /**
+   * End the process (exit code 1, after a line on stderr) when the PMI connection is lost before
+   * finalize. `connect` sets it for `dapl run --hosts` ranks (`DAPL_PMI_AUTH`): a rank started over ssh
+   * is not stopped with its ssh client, but it does see its launcher's connection close.
+   */
+  readonly exitWhenServerLost?: boolean;
+  /** Read `PMI_process_mapping` from the KVS at start (one request more). `connect` sets it. */
+  readonly readProcessMapping?: boolean;
 }
 
-const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
-
-enum PmiRuntimeState {
-  Ready = 'ready',
-  Finalizing = 'finalizing',
-  Finalized = 'finalized',
-  Aborted = 'aborted',
-}
+export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 export class PmiRuntime implements Runtime {
   readonly rank: number;
@@ -49,13 +53,12 @@ export class PmiRuntime implements Runtime {
   readonly kvsName: string;
   readonly appnum: number;
   readonly limits: PmiLimits;
+  /** The ranks on this rank's host, from the KVS's `PMI_process_mapping`; undefined when the server has none. */
+  readonly localRanks: readonly number[] | undefined;
   readonly #channel: PmiClientChannel;
-  readonly #exit: (code: number) => void;
-  readonly #writeError: (text: string) => void;
+  readonly #life: PmiRankLifecycle;
   readonly #replyTimeoutMs: number | undefined;
   readonly #barrierTimeoutMs: number | undefined;
-  #state = PmiRuntimeState.Ready;
-  #finalizing: Promise<void> | undefined;
 
   private constructor(channel: PmiClientChannel, session: PmiSession, options: PmiRuntimeOptions) {
     this.#channel = channel;
@@ -64,22 +67,32 @@ export class PmiRuntime implements Runtime {
     this.kvsName = session.kvsName;
     this.appnum = session.appnum;
     this.limits = session.limits;
-    this.clock = options.clock ?? new WallClock();
-    this.#exit = options.exit ?? ((code) => process.exit(code));
-    this.#writeError = options.writeError ?? ((text) => void process.stderr.write(text));
+    this.localRanks = localRanksOrUndefined(session.processMapping, session.size, session.rank);
+    const hooks = rankProcessHooks(options);
+    this.clock = hooks.clock;
+    this.#life = new PmiRankLifecycle(() => this.rank, hooks);
     this.#replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.#barrierTimeoutMs = options.barrierTimeoutMs;
   }
 
   /** Joins the job described by `PMI_FD`/`PMI_RANK`/`PMI_SIZE` or `PMI_PORT`/`PMI_ID`. */
   static async connect(env: NodeJS.ProcessEnv = process.env, options: PmiRuntimeOptions = {}): Promise<PmiRuntime> {
-    const settings = readPmiEnvironment(env);
-    if (settings === undefined) {
-      throw new DatError(DatStatus.INVALID_STATE, 'neither PMI_FD nor PMI_PORT is set: this process was not started by a PMI launcher', { argument: 'env' });
-    }
+    const settings = requirePmiEnvironment(env);
     const stream = await openPmiStream(settings, options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+    if (settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined) {
+      if (env[PMI_AUTH_ENV] !== PMI_AUTH_SCHEME) {
+        stream.destroy();
+        throw new DatError(DatStatus.INVALID_PARAMETER, `${PMI_AUTH_ENV}=${JSON.stringify(env[PMI_AUTH_ENV])} is not ${PMI_AUTH_SCHEME}`, { argument: PMI_AUTH_ENV });
+      }
+      const keyText = env[JOB_KEY_ENV];
+      if (keyText === undefined || keyText === '') {
+        stream.destroy();
+        throw new DatError(DatStatus.INVALID_PARAMETER, `${PMI_AUTH_ENV} is set but ${JOB_KEY_ENV} is not: the PMI server authenticates ranks by the job key`, { argument: JOB_KEY_ENV });
+      }
+      await answerPmiChallenge(stream, decodeJobKey(keyText, `env ${JOB_KEY_ENV}`), settings.pmiId, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
+    }
     const identity: PmiIdentity = settings.kind === 'fd' ? { rank: settings.rank, size: settings.size } : { pmiId: settings.pmiId };
-    return PmiRuntime.overStream(stream, identity, options);
+    return PmiRuntime.overStream(stream, identity, { exitWhenServerLost: settings.kind === 'port' && env[PMI_AUTH_ENV] !== undefined, readProcessMapping: true, ...options });
   }
 
   /** Speaks PMI over a stream that is already connected (tests; launchers that pass their own). */
@@ -87,10 +100,15 @@ export class PmiRuntime implements Runtime {
     checkPmiIdentity(identity);
     checkTimeout(options.replyTimeoutMs, 'replyTimeoutMs');
     checkTimeout(options.barrierTimeoutMs, 'barrierTimeoutMs');
-    const channel = new PmiClientChannel(stream, { maxLineBytes: options.maxLineBytes, logger: options.logger });
+    let runtime: PmiRuntime | undefined;
+    const onFailure = options.exitWhenServerLost === true ? (_: DatStatus, reason: string) => {
+          if (runtime !== undefined) runtime.#life.serverLost(reason);
+        } : undefined;
+    const channel = new PmiClientChannel(stream, { maxLineBytes: options.maxLineBytes, logger: options.logger, onFailure });
     try {
-      const session = await pmiHandshake(channel, identity, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS);
-      return new PmiRuntime(channel, session, options);
+      const session = await pmiHandshake(channel, identity, options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS, options.readProcessMapping === true);
+      runtime = new PmiRuntime(channel, session, options);
+      return runtime;
     } catch (error) {
       stream.destroy();
       throw error;
@@ -98,7 +116,7 @@ export class PmiRuntime implements Runtime {
   }
 
   async put(key: string, value: string): Promise<void> {
-    this.#checkLive('put');
+    this.#life.checkLive('put');
     throwKvsProblem(kvsKeyProblem(key, this.limits));
     throwKvsProblem(kvsValueProblem(value, this.limits));
     const [reply] = await this.#channel.request('put', { kvsname: this.kvsName, key, value }, ['put_result'], this.#replyTimeoutMs);
@@ -115,7 +133,7 @@ export class PmiRuntime implements Runtime {
   }
 
   async barrier(): Promise<void> {
-    this.#checkLive('barrier');
+    this.#life.checkLive('barrier');
     const [reply] = await this.#channel.request('barrier_in', {}, ['barrier_out'], this.#barrierTimeoutMs);
     // Hydra's barrier_out carries no rc; our server adds rc=-1 when a rank left and the barrier can never complete.
     const rc = reply.fields.has('rc') ? intField(reply, 'rc') : 0;
@@ -125,7 +143,7 @@ export class PmiRuntime implements Runtime {
   }
 
   async get(key: string): Promise<string> {
-    this.#checkLive('get');
+    this.#life.checkLive('get');
     throwKvsProblem(kvsKeyProblem(key, this.limits));
     const [reply] = await this.#channel.request('get', { kvsname: this.kvsName, key }, ['get_result'], this.#replyTimeoutMs);
     const rc = intField(reply, 'rc');
@@ -138,71 +156,34 @@ export class PmiRuntime implements Runtime {
     return value;
   }
 
-  async abort(code: number, message: string): Promise<never> {
-    if (!Number.isSafeInteger(code) || code < 0 || code > 255) {
-      throw new DatError(DatStatus.INVALID_PARAMETER, `exit code ${code} is not an integer in [0, 255]`, { argument: 'code' });
-    }
-    this.#state = PmiRuntimeState.Aborted;
-    this.#writeError(`dapl: rank ${this.rank} aborting the job (exit code ${code}): ${message}\n`);
-    await this.#channel.sendNow('abort', { exitcode: code });
-    this.#exit(code);
-    // Only reached when `exit` was replaced (tests): the job is over either way.
-    throw new DatError(DatStatus.ABORT, `job aborted by rank ${this.rank} with code ${code}: ${message}`);
+  abort(code: number, message: string): Promise<never> {
+    return this.#life.abort(code, message, () => this.#channel.sendNow('abort', { exitcode: code }));
   }
 
   /** Waits for `finalize_ack` before closing: Hydra kills a job whose rank closes its connection without it. */
   finalize(): Promise<void> {
-    if (this.#state === PmiRuntimeState.Aborted) return Promise.reject(new DatError(DatStatus.ABORT, 'runtime.finalize() after abort()'));
-    this.#finalizing ??= this.#finalize();
-    return this.#finalizing;
-  }
-
-  async #finalize(): Promise<void> {
-    this.#state = PmiRuntimeState.Finalizing;
-    try {
-      await this.#channel.request('finalize', {}, ['finalize_ack'], this.#replyTimeoutMs);
-    } finally {
-      await this.#channel.close();
-      this.#state = PmiRuntimeState.Finalized;
-    }
-  }
-
-  #checkLive(call: string): void {
-    if (this.#state === PmiRuntimeState.Aborted) throw new DatError(DatStatus.ABORT, `runtime.${call}() after abort()`);
-    if (this.#state !== PmiRuntimeState.Ready) throw new DatError(DatStatus.INVALID_STATE, `runtime.${call}() after finalize()`);
+    return this.#life.finalize(async () => {
+      try {
+        await this.#channel.request('finalize', {}, ['finalize_ack'], this.#replyTimeoutMs);
+      } finally {
+        await this.#channel.close();
+      }
+    });
   }
 }
 
-function checkTimeout(value: number | undefined, argument: string): void {
+export function checkTimeout(value: number | undefined, argument: string): void {
   if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) {
     throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} ${value} is not an integer number of milliseconds > 0`, { argument });
   }
 }
 
-async function openPmiStream(settings: PmiEnvironment, connectTimeoutMs: number): Promise<net.Socket> {
-  if (settings.kind === 'fd') {
-    try {
-      // A socket, not fs.readSync: once wrapped, the fd is non-blocking (notes/pmi-hydra.md).
-      return new net.Socket({ fd: settings.fd, readable: true, writable: true });
-    } catch (cause) {
-      throw new DatError(DatStatus.CONNECTION_BROKEN, `PMI_FD=${settings.fd} is not a usable socket: ${(cause as Error).message}`, { argument: 'PMI_FD', cause });
-    }
+/** A mapping that does not parse is ignored here: PMI-1 servers need not have one, and MPI_LOCALNRANKS still counts. */
+function localRanksOrUndefined(mapping: string | undefined, size: number, rank: number): number[] | undefined {
+  if (mapping === undefined) return undefined;
+  try {
+    return localRanksFromMapping(mapping, size, rank);
+  } catch {
+    return undefined;
   }
-  const { host, port } = settings;
-  return new Promise<net.Socket>((resolve, reject) => {
-    const socket = net.connect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `could not connect to PMI_PORT ${host}:${port} within ${connectTimeoutMs} ms`, { argument: 'PMI_PORT' }));
-    }, connectTimeoutMs);
-    socket.once('error', (cause) => {
-      clearTimeout(timer);
-      reject(new DatError(DatStatus.CONNECTION_BROKEN, `could not connect to PMI_PORT ${host}:${port}: ${cause.message}`, { argument: 'PMI_PORT', cause }));
-    });
-    socket.once('connect', () => {
-      clearTimeout(timer);
-      socket.setNoDelay(true);
-      resolve(socket);
-    });
-  });
 }

@@ -15,6 +15,8 @@ import { HYDRA_PMI_LIMITS, kvsKeyProblem, kvsValueProblem, pmiLimitsProblem, pmi
 import { intField, pmiMessageText, textField } from './replies.js';
 import { PmiServerConnection, type PmiServerConnectionHandler } from './server-connection.js';
 import { formatPmiLine, PMI_VALUE_FORBIDDEN, type PmiMessage } from './wire.js';
+import { newPmiNonce, verifyPmiAuthResponse } from './pmi-port-auth.js';
+import { parseProcessMapping, PROCESS_MAPPING_KEY } from './process-mapping.js';
 
 export interface PmiServerOptions {
   /** Ranks in the job. */
@@ -31,8 +33,22 @@ export interface PmiServerOptions {
   readonly onProtocolError?: (rank: number | undefined, message: string) => void;
   /** A rank's stream closed before it finalized or aborted. Without this handler, `onProtocolError` is told. */
   readonly onDisconnect?: (rank: number) => void;
+  /**
+   * The job key: `PMI_PORT` clients must answer an HMAC challenge with it before anything else
+   * (pmi-port-auth.ts). A client that does not is refused — closed and counted — without any callback:
+   * a foreign process is not an event of the job.
+   */
+  readonly portAuthKey?: Uint8Array;
+  /** How long a `PMI_PORT` client may take to authenticate and identify. Default 10 s. */
+  readonly identifyTimeoutMs?: number;
+  /** A `PMI_PORT` client identified as `rank`; `socket` is its connection (the launcher watches it). */
+  readonly onPortClient?: (rank: number, socket: net.Socket) => void;
+  /** `PMI_process_mapping`, put in the KVS from the start as Hydra does (which ranks share a host). */
+  readonly processMapping?: string;
   readonly logger?: Logger;
 }
+
+const DEFAULT_IDENTIFY_TIMEOUT_MS = 10_000;
 
 enum RankState {
   Active = 'active',
@@ -62,6 +78,7 @@ export class PmiServer {
   /** Ranks whose barrier_in waits for the others. */
   readonly #barrier = new Set<number>();
   readonly #unidentified = new Set<PmiServerConnection>();
+  #refused = 0;
   #listener: net.Server | undefined;
   #closed = false;
 
@@ -88,6 +105,10 @@ export class PmiServer {
     this.#logger = options.logger;
     this.#maxLineBytes = pmiLineBytesFor(limits);
     this.#slots = new Array<RankSlot | undefined>(options.size).fill(undefined);
+    if (options.processMapping !== undefined) {
+      parseProcessMapping(options.processMapping);
+      this.#kvs.set(PROCESS_MAPPING_KEY, options.processMapping);
+    }
   }
 
   /** Serve one rank over a connected duplex stream (the parent's end of the PMI_FD socket pair). */
@@ -110,6 +131,11 @@ export class PmiServer {
       listener.listen(0, host, () => resolve());
     });
     return (listener.address() as net.AddressInfo).port;
+  }
+
+  /** `PMI_PORT` connections refused because they did not authenticate or identify. */
+  get refusedConnections(): number {
+    return this.#refused;
   }
 
   /** Stops listening and closes every client stream; no callback is called afterwards. */
@@ -147,36 +173,66 @@ export class PmiServer {
       return;
     }
     socket.setNoDelay(true);
+    const authKey = this.#options.portAuthKey;
+    const nonce = authKey === undefined ? undefined : newPmiNonce();
+    let authenticatedAs: number | undefined;
+    const timer = setTimeout(() => this.#refuse(connection, 'did not authenticate and identify in time'), this.#options.identifyTimeoutMs ?? DEFAULT_IDENTIFY_TIMEOUT_MS);
+    timer.unref();
     const connection: PmiServerConnection = new PmiServerConnection(socket, this.#maxLineBytes, {
-      onMessage: (message) => this.#identify(connection, message),
-      onWireError: (message) => this.#rejectUnidentified(connection, message),
-      onClose: () => this.#unidentified.delete(connection),
+      onMessage: (message) => {
+        if (authKey !== undefined && nonce !== undefined && authenticatedAs === undefined) {
+          authenticatedAs = verifyPmiAuthResponse(message, authKey, nonce);
+          if (authenticatedAs === undefined) this.#refuse(connection, `did not answer the job key's challenge (sent ${pmiMessageText(message)})`);
+          return;
+        }
+        if (authKey !== undefined && intField(message, 'pmiid') !== authenticatedAs) {
+          this.#refuse(connection, `authenticated as rank ${authenticatedAs} but sent ${pmiMessageText(message)}`);
+          return;
+        }
+        if (this.#identify(connection, message, socket)) clearTimeout(timer);
+      },
+      onWireError: (message) => (authKey !== undefined && authenticatedAs === undefined ? this.#refuse(connection, message) : this.#rejectUnidentified(connection, message)),
+      onClose: () => {
+        clearTimeout(timer);
+        this.#unidentified.delete(connection);
+      },
     });
     this.#unidentified.add(connection);
+    if (nonce !== undefined) connection.send('auth_challenge', { nonce });
   }
 
-  #identify(connection: PmiServerConnection, message: PmiMessage): void {
+  #identify(connection: PmiServerConnection, message: PmiMessage, socket: net.Socket): boolean {
     const rank = intField(message, 'pmiid');
     if (message.cmd !== 'initack' || rank === undefined) {
       this.#rejectUnidentified(connection, `a PMI_PORT client must first send cmd=initack pmiid=<rank>, not ${pmiMessageText(message)}`);
-      return;
+      return false;
     }
     if (rank < 0 || rank >= this.size || this.#slots[rank] !== undefined) {
       const why = rank < 0 || rank >= this.size ? `not in [0, ${this.size - 1}]` : 'already connected';
       this.#rejectUnidentified(connection, `initack pmiid=${rank}: rank ${why}`);
-      return;
+      return false;
     }
     this.#unidentified.delete(connection);
     this.#slots[rank] = { rank, connection, state: RankState.Active };
     connection.setHandler(this.#rankHandler(rank));
     connection.sendLines(formatPmiLine('initack') + formatPmiLine('set', { size: this.size }) + formatPmiLine('set', { rank }) + formatPmiLine('set', { debug: 0 }));
     this.#logger?.debug({ rank }, 'PMI_PORT client identified');
+    this.#notify('onPortClient', () => this.#options.onPortClient?.(rank, socket));
+    return true;
   }
 
   #rejectUnidentified(connection: PmiServerConnection, message: string): void {
-    this.#unidentified.delete(connection);
+    if (!this.#unidentified.delete(connection)) return;
     connection.destroy();
     this.#notify('onProtocolError', () => this.#options.onProtocolError?.(undefined, message));
+  }
+
+  /** Closes a connection that did not prove it belongs to the job; the job hears nothing of it. */
+  #refuse(connection: PmiServerConnection, why: string): void {
+    if (!this.#unidentified.delete(connection)) return;
+    connection.destroy();
+    this.#refused++;
+    this.#logger?.warn({ reason: why }, 'PMI_PORT connection refused');
   }
 
   #onRankMessage(slot: RankSlot, message: PmiMessage): void {
