@@ -8,6 +8,12 @@ export const HEADLINES = [
   { label: 'DAT half round trip, 1 B, tcp', benchmark: 'dat-pingpong', provider: 'tcp', test: 'latency', size: 1, series: 'DAT', baseline: 'raw sockets' },
   { label: 'MPI latency, 1 B, ib (virtual time)', benchmark: 'osu', provider: 'ib', test: 'latency', size: 1, series: 'MPI', baseline: 'DAT' },
   { label: 'MPI bandwidth, 4 MiB, ib (virtual time)', benchmark: 'osu', provider: 'ib', test: 'bw', size: 4 << 20, series: 'MPI', baseline: 'DAT' },
+  { label: 'MPI latency, 1 B, combuf (virtual time)', benchmark: 'osu', provider: 'combuf', test: 'latency', size: 1, series: 'MPI', baseline: 'DAT' },
+  { label: 'MPI latency, 1 B, lapi (virtual time)', benchmark: 'osu', provider: 'lapi', test: 'latency', size: 1, series: 'MPI', baseline: 'DAT' },
+  { label: 'MPI barrier, 16 ranks, combuf hardware (virtual time)', benchmark: 'osu', provider: 'combuf', test: 'barrier (16 ranks)', size: null, series: 'MPI' },
+  { label: 'MPI barrier, 16 ranks, ib (virtual time)', benchmark: 'osu', provider: 'ib', test: 'barrier (16 ranks)', size: null, series: 'MPI' },
+  { label: 'MPI on the am device (Enhanced), 8 B one-way, lapi (virtual time)', benchmark: 'mpi-lapi', provider: 'lapi', test: 'one-way time', size: 8, series: 'Enhanced', baseline: 'LAPI' },
+  { label: 'MPI on the am device (Base), 8 B one-way, lapi (virtual time)', benchmark: 'mpi-lapi', provider: 'lapi', test: 'one-way time', size: 8, series: 'Base', baseline: 'LAPI' },
   { label: 'DAT RDMA write half round trip, 8 B, ib (virtual time)', benchmark: 'sim-dat', provider: 'ib', test: 'latency', size: 8, series: 'DAT RDMA write' },
   { label: 'DAT RDMA write half round trip, 8 B, combuf (virtual time)', benchmark: 'sim-dat', provider: 'combuf', test: 'latency', size: 8, series: 'DAT RDMA write' },
   { label: 'DAT RDMA write bandwidth, 16 MiB, lapi (virtual time)', benchmark: 'sim-dat', provider: 'lapi', test: 'bandwidth', size: 16 << 20, series: 'DAT RDMA write' },
@@ -64,7 +70,7 @@ function table(group) {
   ];
 }
 
-export function renderPerformancePage(records, plotsOf = (record) => plotNamesFor(record)) {
+export function renderPerformancePage(records) {
   const out = [
     '# Performance',
     '',
@@ -92,13 +98,14 @@ export function renderPerformancePage(records, plotsOf = (record) => plotNamesFo
     out.push(`## ${record.benchmark} (${providers})`, '', provenance(record), '');
     for (const note of record.notes ?? []) out.push(`Note: ${note}.`, '');
     for (const group of groups(record.rows)) out.push(`### ${group.test} — ${group.provider}`, '', ...table(group), '');
-    for (const name of plotsOf(record)) out.push(`![${name}](plots/${name}.svg)`, '');
   }
+  const plots = [...new Set(records.flatMap(plotNamesFor))];
+  if (plots.length > 0) out.push('## Plots', '', 'Each figure against message size, one curve per provider and series, from the records above.', '', ...plots.flatMap((name) => [`![${name}](plots/${name}.svg)`, '']));
   return `${out.join('\n').trimEnd()}\n`;
 }
 
 /** The plot names a record draws (bench/lib/report-plots.mjs makes them). */
-export function plotNamesFor(record) {
+function plotNamesFor(record) {
   return plottedTests(record).map((test) => plotName(record.benchmark, test));
 }
 
