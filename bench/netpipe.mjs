@@ -2,10 +2,10 @@
 // NetPIPE-style throughput curve (NetPIPE's block sizes, each with its ±3-byte perturbations, 1 B to
 // 8 MiB; throughput in Mbit/s from the one-way time of a ping-pong, NetPIPE's columns) over real tcp
 // between two processes, for raw Node sockets, DAT send/recv on the tcp provider, MPI on the channel
-// device (MPICH's Channel Interface, Vittalam's MPICH-MP_Lite) and MPI on the rdma device. A job has
+// device (MPICH's Channel Interface, Selvarajan's MPICH on MP_Lite) and MPI on the rdma device. A job has
 // one MPI device, so each device is a job of its own; within a job the raw, DAT and MPI rounds of a
 // size alternate, and each job runs the same sizes, so drift hits them alike. The thesis's claims
-// (Vittalam, "MPICH-MP_Lite", ch. 7, Figs. 7.1-7.6) are checked on this machine and printed beside
+// (Selvarajan, "Implementation of MPICH on top of MP_Lite", ch. 7, Figs. 7.1-7.6) are checked on this machine and printed beside
 // its figures: MPI over the channel device within 10 % of raw TCP from 1 MiB up; a dip at the 128 kB
 // eager-to-rendezvous switch, gone with a 512 KiB eager limit (both are run).
 //
@@ -212,7 +212,7 @@ function print(results) {
   out(`# netpipe (dapl.ts, tcp between two processes, ${rounds} alternating rounds a size, medians): NetPIPE's sizes with their ±3-byte perturbations`);
   out(`# ${'bytes'.padStart(9)} ${COLUMNS.map((k) => `${NAMES[k].padStart(12)} Mbps ${'usec'.padStart(9)}`).join(' ')}`);
   for (const n of SIZES) out(`  ${String(n).padStart(9)} ${COLUMNS.map((k) => `${mbps(n, at(k, n).us).toFixed(2).padStart(17)} ${at(k, n).us.toFixed(2).padStart(9)}`).join(' ')}`);
-  out('# Beside the thesis (Vittalam, MPICH-MP_Lite, ch. 7), measured here:');
+  out('# Beside the thesis (Selvarajan, Implementation of MPICH on top of MP_Lite, ch. 7), measured here:');
   const big = SIZES.filter((n) => n >= 1 << 20);
   if (big.length > 0) {
     const ratios = big.map((n) => mbps(n, at('channel', n).us) / mbps(n, at('raw', n).us));

@@ -33,7 +33,7 @@ export const RDMA_DEVICE: DeviceFactory = {
   create: (params, host, clock) => new RdmaDevice(params, host, clock),
 };
 
-/** The channel device (MPICH's Channel Interface, Vittalam's MPICH-MP_Lite): runs on every provider. */
+/** The channel device (MPICH's Channel Interface, Selvarajan's MPICH on MP_Lite): runs on every provider. */
 export const CHANNEL_DEVICE: DeviceFactory = {
   name: 'channel',
   create: (params, host, clock) => new ChannelDevice(params, host, clock),

@@ -50,8 +50,8 @@ interface RendezvousRecv {
 const SENTINEL = Symbol('am-device connection sentinel');
 
 /**
- * The am device: MPI-LAPI (Banikazemi, Govindaraju, Blackmore, Panda: "Implementing efficient MPI on
- * LAPI for IBM RS/6000 SP systems", §4-§5) over the provider's `active-messages` extension. Every
+ * The am device: MPI-LAPI (Banikazemi, Govindaraju, Blackmore, Panda: "MPI-LAPI: An Efficient
+ * Implementation of MPI for IBM RS/6000 SP Systems", §4-§5) over the provider's `active-messages` extension. Every
  * message is one Amsend; matching happens in the header handler, which returns the posted receive's
  * own buffer (the data lands in place) or an early-arrival buffer. Eager up to `mpi.am.eagerLimit`
  * (standard and ready modes), rendezvous (request to send, acknowledgement, data) above it and for

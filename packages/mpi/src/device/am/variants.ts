@@ -1,8 +1,8 @@
 import type { MpiParameters } from '../../api/mpi-parameters.js';
 
 /**
- * How each MPI-LAPI version (Banikazemi, Govindaraju, Blackmore, Panda: "Implementing efficient MPI
- * on LAPI for IBM RS/6000 SP systems", §5) learns that a message's data is in place:
+ * How each MPI-LAPI version (Banikazemi, Govindaraju, Blackmore, Panda: "MPI-LAPI: An Efficient
+ * Implementation of MPI for IBM RS/6000 SP Systems", §5) learns that a message's data is in place:
  * - base: a completion handler, which LAPI runs on its completion thread (a thread switch);
  * - counters: eager data (and rendezvous data, sent the eager way) by LAPI's target counter, no
  *   completion handler; the rendezvous handshake still needs completion handlers (a request to send

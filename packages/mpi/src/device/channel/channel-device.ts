@@ -39,7 +39,7 @@ class ReceiveSink implements DataSink {
 }
 
 /**
- * The channel device: MPICH's ch2 protocols (Vittalam ch. 6) over a `Channel` — short (the data in
+ * The channel device: MPICH's ch2 protocols (Selvarajan ch. 6) over a `Channel` — short (the data in
  * the control packet), eager (control packet, then the data; buffered at the receiver when
  * unexpected) and rendezvous (request to send, ready to receive, data) — with the thresholds
  * `mpi.channel.shortLimit` and `mpi.channel.eagerLimit`. Synchronous sends go by rendezvous (the

@@ -1,5 +1,5 @@
 /**
- * MPICH's Channel Interface (mpid/ch2; Vittalam, "MPICH-MP_Lite: a Channel Interface device", ch. 6)
+ * MPICH's Channel Interface (mpid/ch2; Selvarajan, "Implementation of MPICH on top of MP_Lite", ch. 6)
  * in TypeScript: the lowest layer under the ADI, which moves two kinds of messages between address
  * spaces — small control packets and the data that follows them on the same stream, in order.
  *
@@ -9,7 +9,7 @@
  * control packet arrives (the ADI's progress engine sees packets without polling for them).
  */
 
-/** The control packets of the ch2 protocols (Vittalam §6.2, Figs. 6.2-6.4). */
+/** The control packets of the ch2 protocols (Selvarajan §6.2, Figs. 6.2-6.4). */
 export enum ControlKind {
   /** Short protocol: the data is inside the packet. */
   SHORT = 1,

@@ -4,7 +4,7 @@ import { Fifo } from '@dapl/core';
 export type StreamJob = (done: () => void) => void;
 
 /**
- * The blocking and non-blocking channel modes (Vittalam §6.4.5; MPICH's chbeager.c/chbrndv.c
+ * The blocking and non-blocking channel modes (Selvarajan §6.4.5; MPICH's chbeager.c/chbrndv.c
  * against chneager.c/chnrndv.c): non-blocking starts every message's part at once and lets them
  * overlap on the stream; blocking starts a peer's next part only when the one before has been
  * handed to the transport in full, as a blocking MPID_SendControl / MPID_SendChannel would return.
