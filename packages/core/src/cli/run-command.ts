@@ -16,7 +16,7 @@ import { jobEnvironment, newJobKey, PMI_FD_NUMBER } from '../launcher/rank-envir
 import type { SpawnRank } from '../launcher/rank-process.js';
 import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
 import { programFileProblem } from '../launcher/program-file.js';
-import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
+import { rankSpawnerFor } from '../launcher/worker/rank-spawner.js';
 import { JOB_SIGNALS } from '../launcher/job-signals.js';
 
 const RUN_DESCRIPTION = [
@@ -54,6 +54,11 @@ const RUN_DESCRIPTION = [
   'through PMI variables; process.argv is the program and its arguments. Output, exit codes and the',
   "failure line are as above; a rank's process.exit(code), an error it does not catch, and a rank whose",
   'code ends without finalizing the runtime it used end the job; the other ranks are abandoned.',
+  '',
+  'Worker threads (always with a provider whose capabilities say workerThreads, such as shm): the N ranks',
+  'run as worker threads of dapl run, each importing its own instance of the program; PMI goes over a',
+  'MessagePort instead of PMI_FD, and everything else (output, signals, --timeout, exit codes and the',
+  "failure line) is as for processes; a signal or a failing rank terminates the threads.",
   '',
   'Exit status:',
   ...exitCodeRows(),
@@ -151,7 +156,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
           stdin,
         },
         {
-          spawnRank: deps.spawnRank ?? spawnNodeRank,
+          spawnRank: deps.spawnRank ?? rankSpawnerFor(provider.capabilities),
           createPmiServer: deps.createPmiServer ?? createNodePmiServer,
           clock: deps.clock ?? realLauncherClock,
           stdout: io.stdout,
