@@ -1,0 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { describeProviderConformance } from '@dapl/core/testing';
+import { shmProvider, type ShmIa } from '../src/index.js';
+
+const jobKey = randomBytes(32);
+
+describeProviderConformance({
+  name: 'shm',
+  provider: shmProvider,
+  openIa: (options) => shmProvider.openIa({ jobKey, ...options }),
+  // The IA posts the loss notice the launcher posts when a rank's thread ends, then vanishes.
+  crash: (ia) => (ia as ShmIa).crash(),
+  openForeignIa: () => shmProvider.openIa({ jobKey: randomBytes(32) }),
+});
