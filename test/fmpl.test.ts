@@ -26,6 +26,7 @@ const MATRIX: [string, string[], [number, boolean][]][] = [
   ['ib', ['--provider', 'ib'], [[2, true], [3, false], [16, false]]],
   ['lapi', ['--provider', 'lapi'], [[2, true], [4, false]]],
   ['combuf', ['--provider', 'combuf'], [[2, true], [7, false]]],
+  ['shm (worker threads)', ['--provider', 'shm'], [[2, false], [5, false]]],
 ];
 
 describe.each(MATRIX)('FMPL on %s', (_name, launch, sizes) => {

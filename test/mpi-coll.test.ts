@@ -27,6 +27,7 @@ const MATRIX: [string, string[], [number, boolean][]][] = [
   ['ib', ['--provider', 'ib'], [[2, false], [8, false], [16, true]]],
   ['lapi', ['--provider', 'lapi'], [[5, false], [16, true]]],
   ['combuf', ['--provider', 'combuf'], [[4, false], [16, false]]],
+  ['shm (worker threads)', ['--provider', 'shm'], [[3, true], [4, false]]],
 ];
 
 describe.each(MATRIX)('MPI collectives on %s', (_name, launch, sizes) => {

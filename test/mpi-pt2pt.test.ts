@@ -1,6 +1,6 @@
 // MPI point-to-point on every provider (issue 5): the same programs (test/fixtures/mpi) run over tcp
-// with the ranks in one process, over tcp as separate processes (a subset), and on the simulated ib,
-// lapi and combuf machines in virtual time. Each program checks the data it receives and the errors
+// with the ranks in one process, over tcp as separate processes (a subset), on the simulated ib,
+// lapi and combuf machines in virtual time, and over shm with the ranks as worker threads. Each program checks the data it receives and the errors
 // it gets, and prints one line per rank that passed; a failed check exits non-zero with the reason.
 import { describe, expect, it } from 'vitest';
 import { daplRun, nodeRun, sortedLines, type Ran } from './support/dapl-run.js';
@@ -13,6 +13,7 @@ const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   ib: ['--provider', 'ib'],
   lapi: ['--provider', 'lapi'],
   combuf: ['--provider', 'combuf'],
+  'shm (worker threads)': ['--provider', 'shm'],
 };
 
 const KILL_AFTER_MS = 90_000;

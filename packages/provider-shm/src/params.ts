@@ -4,12 +4,19 @@ import { resolveProviderParameters } from '@dapl/core/provider-kit';
 /** Runtime parameters of the shm provider (`DAPL_SHM_<NAME>`, `shm.<name>` in dapl.config.json). */
 export const SHM_PARAMETERS: readonly ParameterSpec[] = [
   {
+    name: 'spin',
+    type: 'enum',
+    values: ['auto', 'on', 'off'],
+    default: 'auto',
+    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed: a rank that polls while its peer waits for a CPU only delays it",
+  },
+  {
     name: 'spinUs',
     type: 'integer',
-    default: 1000,
+    default: 200,
     min: 0,
     max: 1_000_000,
-    help: 'how long a rank with connections polls its rings after its last activity before it sleeps in Atomics.waitAsync (µs); a peer that answers within it is seen without a 30-60 µs thread wake-up; timers and messages wait at most this long while it polls',
+    help: 'how long a rank with connections polls its rings after its last activity before it sleeps in Atomics.waitAsync (µs), when spin is on (or auto and each rank has a CPU); a peer that answers within it is seen without a 30-60 µs thread wake-up; timers and messages wait at most this long while it polls',
   },
   { name: 'ringBytes', type: 'integer', default: 256 * 1024, min: 4096, max: 64 * 1024 * 1024, help: 'bytes of each direction\'s ring of a connection (rounded up to a power of two)' },
   { name: 'fragmentBytes', type: 'integer', default: 64 * 1024, min: 1024, max: 16 * 1024 * 1024, help: 'largest piece of a message in one ring frame (at most a quarter of the ring), so the receiver copies out while the sender copies in' },
@@ -18,6 +25,7 @@ export const SHM_PARAMETERS: readonly ParameterSpec[] = [
 ];
 
 export interface ShmParameters {
+  readonly spin: 'auto' | 'on' | 'off';
   readonly spinUs: number;
   readonly ringBytes: number;
   readonly fragmentBytes: number;
@@ -38,4 +46,11 @@ export function ringCapacity(params: ShmParameters): number {
 export function fragmentLimit(params: ShmParameters, alignment: number): number {
   const limit = Math.min(params.fragmentBytes, ringCapacity(params) / 4);
   return limit - (limit % alignment);
+}
+
+/** The polling window an IA uses, in µs (0: it sleeps at once): `spinUs` when spin is on, or auto with each rank on a CPU of its own. */
+export function spinWindowUs(params: ShmParameters, localProcesses: number | undefined, cpus: number): number {
+  if (params.spin === 'off') return 0;
+  if (params.spin === 'auto' && (localProcesses === undefined || localProcesses > cpus)) return 0;
+  return params.spinUs;
 }

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
-import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, requireJobKeyOption, workerRank, type DatProvider, type IaOptions, type Runtime } from '@dapl/core';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, workerRank, type DatProvider, type IaOptions, type Runtime } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { SHM_CAPABILITIES, shmLimits } from './attr.js';
 import { newAddress } from './control.js';
 import { ShmIa } from './ia.js';
-import { fragmentLimit, resolveShmParameters, ringCapacity, SHM_PARAMETERS } from './params.js';
+import { fragmentLimit, resolveShmParameters, ringCapacity, SHM_PARAMETERS, spinWindowUs } from './params.js';
 import { FRAME_ALIGN } from './ring.js';
 
 /** Used when neither the options nor DAPL_JOB_KEY name a key: IAs of this process can reach each other. */
@@ -43,7 +44,10 @@ export const shmProvider: DatProvider = {
   async openIa(options: IaOptions = {}, runtime?: Runtime) {
     const params = resolveShmParameters(options.parameters);
     requireSharedProcess(runtime);
+    const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
+    const spinUs = spinWindowUs(params, local, availableParallelism());
+    logger.debug({ spin: params.spin, spinUs, localProcesses: local }, spinUs > 0 ? 'polling the rings after activity' : 'sleeping at once when idle');
     const address = newAddress();
     return new ShmIa(
       {
@@ -56,7 +60,7 @@ export const shmProvider: DatProvider = {
         logger: logger.child({ component: 'provider-shm:Ia' }),
         defaultConnectTimeoutMs: params.connectTimeoutMs,
       },
-      { jobKey: jobKeyFrom(options), spinUs: params.spinUs, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
+      { jobKey: jobKeyFrom(options), spinUs, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
     );
   },
 };
