@@ -25,7 +25,7 @@ describe('examples/heat.mjs', () => {
       daplRun(['-n', '4', 'examples/heat.mjs', '40', '60']),
       daplRun(['-n', '6', '--in-process', 'examples/heat.mjs', '40', '60']),
       daplRun(['-n', '6', '--provider', 'combuf', 'examples/heat.mjs', '40', '60']),
-      daplRun(['-n', '4', '--provider', 'shm', 'examples/heat.mjs', '40', '60']),
+      daplRun(['-n', '4', '--provider', 'shm', 'examples/heat.mjs', '40', '60'], {}, 120_000),
     ]);
     const grids: string[] = [];
     const checksums = runs.map((ran) => {
