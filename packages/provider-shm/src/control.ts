@@ -40,6 +40,8 @@ export interface ControlListener {
 export class ShmControl {
   readonly #channel: BroadcastChannel;
   readonly #exits: BroadcastChannel;
+  readonly #deliver: (message: ControlMessage) => void;
+  #closed = false;
 
   constructor(
     jobKey: Uint8Array,
@@ -47,19 +49,22 @@ export class ShmControl {
     listener: ControlListener,
   ) {
     this.#channel = new BroadcastChannel(channelName(jobKey));
-    this.#channel.onmessage = (event) => {
-      const message = (event as { readonly data: ControlMessage }).data;
-      if (message.to === address || message.to === '*') listener.onMessage(message);
+    this.#deliver = (message) => {
+      if (!this.#closed && (message.to === address || message.to === '*')) listener.onMessage(message);
     };
+    this.#channel.onmessage = (event) => this.#deliver((event as { readonly data: ControlMessage }).data);
     this.#exits = new BroadcastChannel(THREAD_EXIT_CHANNEL);
     this.#exits.onmessage = (event) => listener.onThreadExit((event as { readonly data: ThreadExitNotice }).data.threadId);
   }
 
   send(message: ControlMessage): void {
-    this.#channel.postMessage(message);
+    // A channel does not hear its own messages: a connection to this same IA is answered here.
+    if (message.to === this.address) setImmediate(() => this.#deliver(message));
+    else this.#channel.postMessage(message);
   }
 
   close(): void {
+    this.#closed = true;
     this.#channel.close();
     this.#exits.close();
   }
