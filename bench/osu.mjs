@@ -15,9 +15,10 @@
 // iterations, the maximum over ranks, median over rounds. On a simulated provider the times are
 // virtual (deterministic).
 //
-//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce] [--warmup S]
+//   node bench/osu.mjs [--provider tcp|shm|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce] [--warmup S]
 //
-// It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
+// It launches itself with `dapl run -n N` (processes for tcp, worker threads for shm, the simulator
+// for the others).
 import { Mpi, Op, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
 import { skipping } from './lib/skipping.mjs';
@@ -32,7 +33,7 @@ send/recv on the same IA in the same job, OSU output format with the MPI/DAT rat
 median of the ratios of the round pairs, each MPI round beside the DAT round after it); and
 osu_barrier, osu_bcast, osu_allreduce over all ranks.
 
-  --provider KEY     tcp (default; processes), ib, lapi, combuf (virtual time)
+  --provider KEY     tcp (default; processes), shm (worker threads), ib, lapi, combuf (virtual time)
   -n N               ranks (default 2; 2 to 16 for the collectives)
   --only LIST        comma-separated: latency,bw,bibw,barrier,bcast,allreduce (default latency,bw,bibw)
   --min-size BYTES   smallest message (default 1)

@@ -32,7 +32,8 @@ function ranks(n: number, text: (r: number) => string): string[] {
   return Array.from({ length: n }, (_, r) => `rank ${r}: ${text(r)}`).sort();
 }
 
-describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, launch) => {
+// Jobs of worker-thread ranks on a loaded 2-vCPU host take longer than in-process ones: a job-sized timeout.
+describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', { timeout: 120_000 }, (_name, launch) => {
   const run = (n: number, program: string, env: Record<string, string> = {}, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], env, KILL_AFTER_MS);
 
   it('every mode, blocking and non-blocking, 0 B to 4 MiB across the eager limit, contents checked (2 ranks)', async () => {

@@ -38,7 +38,7 @@ describe('NPB on shm (ranks as worker threads)', () => {
     await verified(['-n', '4', '--provider', 'shm', 'examples/npb/is.mjs', 'W'], 'IS', 'W', 4);
     await verified(['-n', '2', '--provider', 'shm', 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2);
     await verified(['-n', '2', '--provider', 'shm', 'examples/npb/ep.mjs', 'W'], 'EP', 'W', 2);
-  });
+  }, 480_000);
 });
 
 describe('NPB over tcp with one process per rank', () => {
