@@ -21,6 +21,7 @@
 // for the others).
 import { Mpi, Op, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
+import { mpiPingPong } from './lib/mpi-ping-pong.mjs';
 import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
@@ -165,17 +166,7 @@ async function benchmark() {
       const buf = new Uint8Array(n);
       const iters = iterations(n);
       const [mpiTime, datTime, pairs] = await alternate(
-        async () => {
-          for (let i = 0; i < iters; i++) {
-            if (rank === 0) {
-              await world.send(buf, peer, 1);
-              await world.recv(buf, peer, 1);
-            } else {
-              await world.recv(buf, peer, 1);
-              await world.send(buf, peer, 1);
-            }
-          }
-        },
+        () => mpiPingPong(world, buf, iters),
         () => dat.pingPong(n, iters),
         warmupAt(position, latencyLimits),
       );

@@ -3,6 +3,7 @@
 // and from plain arrays) and DAT send/recv ping-pong on MPI's IA; rank 0 prints one JSON line.
 import { Mpi, Request } from '@dapl/mpi';
 import { DatPair } from './dat-pair.mjs';
+import { mpiPingPong } from './mpi-ping-pong.mjs';
 import { skipping } from './skipping.mjs';
 
 const WINDOW = 64;
@@ -18,15 +19,7 @@ export async function measureShm(small, large) {
 
   const pingPong = async (buf, iters) => {
     const start = clock();
-    for (let i = 0; i < iters; i++) {
-      if (rank === 0) {
-        await world.send(buf, peer, 1);
-        await world.recv(buf, peer, 1);
-      } else {
-        await world.recv(buf, peer, 1);
-        await world.send(buf, peer, 1);
-      }
-    }
+    await mpiPingPong(world, buf, iters);
     return ((clock() - start) * 1e6) / (2 * iters);
   };
   const stream = async (buf, iters, skip) => {
