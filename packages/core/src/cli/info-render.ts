@@ -40,6 +40,7 @@ function renderProvider(p: ProviderInfo): string[] {
       ['dto', list(p.capabilities.dto)],
       ['extensions', list(p.capabilities.extensions)],
       ['inProcess', String(p.capabilities.inProcess)],
+      ...(p.capabilities.workerThreads === true ? [['workerThreads', 'true'] as [string, string]] : []),
     ]).map(indent(2)),
     '  parameters',
     ...(p.parameters.length === 0 ? ['    (none)'] : renderParameters(p.parameters).map(indent(4))),
