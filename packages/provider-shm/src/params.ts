@@ -8,7 +8,7 @@ export const SHM_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['auto', 'on', 'off'],
     default: 'auto',
-    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed: a rank that polls while its peer waits for a CPU only delays it",
+    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed, and the host's 1-minute load average is below its CPU count: a rank that polls while its peer waits for a CPU only delays it",
   },
   {
     name: 'spinUs',
@@ -48,9 +48,14 @@ export function fragmentLimit(params: ShmParameters, alignment: number): number 
   return limit - (limit % alignment);
 }
 
-/** The polling window an IA uses, in µs (0: it sleeps at once): `spinUs` when spin is on, or auto with each rank on a CPU of its own. */
-export function spinWindowUs(params: ShmParameters, localProcesses: number | undefined, cpus: number): number {
+/**
+ * The polling window an IA uses, in µs (0: it sleeps at once): `spinUs` when spin is on, or auto with
+ * each rank on a CPU of its own and the host not already busier than its CPUs (`load`: the 1-minute
+ * load average). A rank that polls while its peer waits for a CPU delays the peer by a scheduling
+ * period (milliseconds), where sleeping costs a wake-up (30-60 µs).
+ */
+export function spinWindowUs(params: ShmParameters, localProcesses: number | undefined, cpus: number, load: number): number {
   if (params.spin === 'off') return 0;
-  if (params.spin === 'auto' && (localProcesses === undefined || localProcesses > cpus)) return 0;
+  if (params.spin === 'auto' && (localProcesses === undefined || localProcesses > cpus || load >= cpus)) return 0;
   return params.spinUs;
 }

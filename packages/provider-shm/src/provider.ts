@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { pino } from 'pino';
 import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, workerRank, type DatProvider, type IaOptions, type Runtime } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
@@ -46,7 +46,7 @@ export const shmProvider: DatProvider = {
     requireSharedProcess(runtime);
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
-    const spinUs = spinWindowUs(params, local, availableParallelism());
+    const spinUs = spinWindowUs(params, local, availableParallelism(), loadavg()[0]);
     logger.debug({ spin: params.spin, spinUs, localProcesses: local }, spinUs > 0 ? 'polling the rings after activity' : 'sleeping at once when idle');
     const address = newAddress();
     return new ShmIa(
