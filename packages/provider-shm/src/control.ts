@@ -12,6 +12,9 @@ export interface RequestMessage {
   readonly privateData: Uint8Array;
   readonly memory: SharedArrayBuffer;
   readonly doorbell: SharedArrayBuffer;
+  /** The client's window directory, and the zone of its endpoint. */
+  readonly directory: SharedArrayBuffer;
+  readonly zone: number;
 }
 
 /** The server's answers, and the client's last word on an accepted request. */
@@ -19,9 +22,20 @@ export type ControlMessage =
   | RequestMessage
   | { readonly t: 'refuse'; readonly to: string; readonly id: number; readonly reason: string }
   | { readonly t: 'reject'; readonly to: string; readonly id: number; readonly privateData: Uint8Array }
-  | { readonly t: 'accept'; readonly to: string; readonly id: number; readonly server: number; readonly privateData: Uint8Array; readonly doorbell: SharedArrayBuffer }
+  | {
+      readonly t: 'accept';
+      readonly to: string;
+      readonly id: number;
+      readonly server: number;
+      readonly privateData: Uint8Array;
+      readonly doorbell: SharedArrayBuffer;
+      readonly directory: SharedArrayBuffer;
+      readonly zone: number;
+    }
   | { readonly t: 'ready'; readonly to: string; readonly server: number }
   | { readonly t: 'abandon'; readonly to: string; readonly server: number }
+  /** A memory of `from` that holds RMR windows, for its peers to reach directly. */
+  | { readonly t: 'memory'; readonly to: '*'; readonly from: string; readonly id: number; readonly memory: SharedArrayBuffer }
   /** An IA vanished without closing its connections (a crash, as the launcher reports a thread's end). */
   | { readonly t: 'lost'; readonly to: '*'; readonly address: string };
 

@@ -1,5 +1,5 @@
 import { DtoStatus, EpState, MemAccess } from '@dapl/core';
-import { defer, EndpointBase, IovWriter, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
+import { defer, EndpointBase, gatherInto, IovWriter, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
 import { ConnectionMemory, Side } from './connection-memory.js';
 import { threadOf } from './control.js';
 import { Doorbell } from './doorbell.js';
@@ -7,7 +7,9 @@ import { Kind, reasonOf, Refusal, refusalOf, W_ARG, W_CONTEXT_HI, W_CONTEXT_LO, 
 import type { ShmIa } from './ia.js';
 import { Outbound } from './outbound.js';
 import type { Pollable } from './progress.js';
+import type { ShmPz } from './pz.js';
 import { frameBytes } from './ring.js';
+import { findWindow } from './window-directory.js';
 
 /** What the payload of the message being received is for. */
 const enum Into {
@@ -20,6 +22,7 @@ const enum Into {
 
 const TWO_32 = 2 ** 32;
 const KIND_OF: Record<DtoRequest['op'], Kind> = { send: Kind.SEND, 'rdma-write': Kind.WRITE, 'rdma-write-immediate': Kind.WRITE_IMMEDIATE, 'rdma-read': Kind.READ };
+const DIRECT_KIND_OF: Record<DtoRequest['op'], Kind> = { send: Kind.SEND, 'rdma-write': Kind.WRITE_DIRECT, 'rdma-write-immediate': Kind.WRITE_DIRECT_IMMEDIATE, 'rdma-read': Kind.READ_DIRECT };
 
 /**
  * An endpoint whose peer is another thread (or another IA of this thread): requests go into the
@@ -49,6 +52,16 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   #immediate = -1;
   #stalled = false;
   readonly #writer = new IovWriter([]);
+  /** The peer's window directory and the zone of its endpoint (direct RDMA). */
+  #peerDirectory: Int32Array | undefined;
+  #peerZone = -1;
+  /** RDMA requests that went through the ring and are not complete: no direct access may pass them. */
+  readonly #ringRdma = new Set<DtoRequest>();
+
+  /** The zone of this endpoint's PZ (what the peer's directory lookups must match). */
+  get zone(): number {
+    return (this.pz as ShmPz).zone;
+  }
 
   // ---- connection set-up (the IA's control messages) ----------------------------------------
 
@@ -63,10 +76,10 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   }
 
   /** The server accepted: attach to the memory this side offered. */
-  accepted(memory: SharedArrayBuffer, peerDoorbell: SharedArrayBuffer, privateData: Uint8Array): boolean {
+  accepted(memory: SharedArrayBuffer, peerDoorbell: SharedArrayBuffer, privateData: Uint8Array, directory: SharedArrayBuffer, zone: number): boolean {
     if (this.state !== EpState.ACTIVE_CONNECTION_PENDING) return false;
     this.#connectId = 0;
-    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.CLIENT), peerDoorbell, this.#peerAddress);
+    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.CLIENT), peerDoorbell, this.#peerAddress, directory, zone);
     this.established(this.#peerAddress, privateData);
     this.#startPolling();
     return true;
@@ -83,9 +96,9 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   }
 
   /** Server side of `accept`: the memory comes with the request; established once the client confirms. */
-  acceptOn(memory: SharedArrayBuffer, peerDoorbell: SharedArrayBuffer, peerAddress: string, id: number): void {
+  acceptOn(memory: SharedArrayBuffer, peerDoorbell: SharedArrayBuffer, peerAddress: string, id: number, directory: SharedArrayBuffer, zone: number): void {
     this.#connectId = id;
-    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.SERVER), peerDoorbell, peerAddress);
+    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.SERVER), peerDoorbell, peerAddress, directory, zone);
   }
 
   /** The client confirmed; false if this endpoint went away meanwhile (the client then sees it closed). */
@@ -147,7 +160,16 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
 
   protected submit(request: DtoRequest): void {
     const remote = request.remote;
-    this.#out!.request(KIND_OF[request.op], request.iov, request.length, remote?.rmrContext ?? 0n, remote?.targetOffset ?? 0, request.immediate);
+    if (remote === undefined) {
+      this.#out!.request(Kind.SEND, request.iov, request.length, request.length, 0n, 0, 0);
+    } else if (this.#ringRdma.size === 0 && this.#direct(request)) {
+      // The data has moved; the frame has the target check the access and raise the immediate, in order.
+      this.#out!.request(DIRECT_KIND_OF[request.op], request.iov, request.length, 0, remote.rmrContext, remote.targetOffset, request.immediate);
+    } else {
+      this.#ringRdma.add(request);
+      const payload = request.op === 'rdma-read' ? 0 : request.length;
+      this.#out!.request(KIND_OF[request.op], request.iov, request.length, payload, remote.rmrContext, remote.targetOffset, request.immediate);
+    }
     this.#ringPeer();
     this.ia.progress.kick();
   }
@@ -241,11 +263,25 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
         this.#left = 0;
         return true;
       }
+      case Kind.WRITE_DIRECT:
+      case Kind.WRITE_DIRECT_IMMEDIATE:
+      case Kind.READ_DIRECT: {
+        const need = kind === Kind.READ_DIRECT ? MemAccess.REMOTE_READ : MemAccess.REMOTE_WRITE;
+        const grant = this.ia.rmrTable.check(contextOf(w, h), this.pz, offsetOf(w, h), total, need);
+        if (typeof grant === 'string') this.#acknowledge(refusalOf(grant));
+        else {
+          if (kind === Kind.WRITE_DIRECT_IMMEDIATE) this.raiseImmediate(w[h + W_ARG] >>> 0, total);
+          this.#acks++;
+        }
+        this.#into = Into.NOTHING;
+        this.#left = 0;
+        return true;
+      }
       case Kind.READ_RESPONSE: {
         const refusal = w[h + W_ARG] as Refusal;
         this.#into = Into.NOTHING;
         if (refusal !== Refusal.NONE) {
-          this.completeRequest(DtoStatus.REMOTE_ACCESS, reasonOf(refusal));
+          this.#complete(DtoStatus.REMOTE_ACCESS, reasonOf(refusal));
           this.#left = 0;
         } else {
           this.#writer.reset(this.requests.peek()!.iov);
@@ -254,9 +290,9 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
         return true;
       }
       case Kind.ACK: {
-        for (let i = 0; i < total; i++) this.completeRequest();
+        for (let i = 0; i < total; i++) this.#complete(DtoStatus.SUCCESS);
         const refusal = w[h + W_ARG] as Refusal;
-        if (refusal !== Refusal.NONE) this.completeRequest(refusal === Refusal.LENGTH ? DtoStatus.REMOTE_RESPONDER : DtoStatus.REMOTE_ACCESS, reasonOf(refusal));
+        if (refusal !== Refusal.NONE) this.#complete(refusal === Refusal.LENGTH ? DtoStatus.REMOTE_RESPONDER : DtoStatus.REMOTE_ACCESS, reasonOf(refusal));
         this.#into = Into.NOTHING;
         this.#left = 0;
         return true;
@@ -303,8 +339,39 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
       if (this.#immediate >= 0) this.raiseImmediate(this.#immediate, this.#total);
       this.#acks++;
     } else if (into === Into.READ) {
-      this.completeRequest();
+      this.#complete(DtoStatus.SUCCESS);
     }
+  }
+
+  /** Complete the oldest request; a ring RDMA request that completes no longer holds direct ones back. */
+  #complete(status: DtoStatus, reason?: Parameters<EndpointBase['completeRequest']>[1]): void {
+    const request = this.completeRequest(status, reason);
+    if (request !== undefined) this.#ringRdma.delete(request);
+  }
+
+  /**
+   * Carry out an RDMA request straight on the target's memory when its window is in the peer's
+   * directory, over memory the peer announced, in this endpoint's peer zone, with the rights, and
+   * the access inside it: one copy, no ring. Anything else (a forged context, an access out of
+   * bounds) goes through the ring for the target to refuse; nothing is touched here.
+   */
+  #direct(request: DtoRequest): boolean {
+    const directory = this.#peerDirectory;
+    const remote = request.remote!;
+    if (directory === undefined || request.length === 0) return false;
+    const window = findWindow(directory, remote.rmrContext);
+    if (window === undefined || window.zone !== this.#peerZone) return false;
+    const reading = request.op === 'rdma-read';
+    const need = reading ? MemAccess.REMOTE_READ : MemAccess.REMOTE_WRITE;
+    const offset = remote.targetOffset;
+    if ((window.access & need) !== need || offset < window.base || offset + request.length > window.base + window.length) return false;
+    const memory = this.ia.peerMemory(this.#peerAddress, window.memory);
+    const at = window.lmrStart + offset;
+    if (memory === undefined || at + request.length > memory.length) return false;
+    if (reading) new IovWriter(request.iov).write(memory.subarray(at, at + request.length));
+    else gatherInto(request.iov, memory, at);
+    this.ia.count('directBytes', request.length);
+    return true;
   }
 
   /** Report the successes so far, then `refusal` for the request that failed (if any). */
@@ -316,7 +383,9 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  #attach(memory: ConnectionMemory, peerDoorbell: SharedArrayBuffer, peerAddress: string): void {
+  #attach(memory: ConnectionMemory, peerDoorbell: SharedArrayBuffer, peerAddress: string, directory: SharedArrayBuffer, zone: number): void {
+    this.#peerDirectory = new Int32Array(directory);
+    this.#peerZone = zone;
     this.#memory = memory;
     this.#out = new Outbound(memory.out, this.ia.fragmentBytes);
     this.#peerBell = new Doorbell(peerDoorbell);
@@ -353,6 +422,8 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
     this.#memory = undefined;
     this.#acks = 0;
     this.#stalled = false;
+    this.#ringRdma.clear();
+    this.#peerDirectory = undefined;
   }
 
   /** A receive taken by a message that will never finish completes first, as the oldest. */

@@ -16,6 +16,12 @@ export const enum Kind {
   READ_RESPONSE = 6,
   /** The target's outcome of earlier requests: word 2 succeeded, then one failed with word 3 if non-zero. */
   ACK = 7,
+  /** The initiator wrote straight into the target's window: total, context, offset; no payload. */
+  WRITE_DIRECT = 8,
+  /** The same with immediate data (word 3). */
+  WRITE_DIRECT_IMMEDIATE = 9,
+  /** The initiator read straight from the target's window: total, context, offset; no payload. */
+  READ_DIRECT = 10,
 }
 
 /** Header words. */

@@ -6,6 +6,7 @@ import { ShmEndpoint } from './ep.js';
 import { ShmProgress } from './progress.js';
 import { ShmConnectionRequest } from './psp.js';
 import { ShmPz } from './pz.js';
+import { DirectoryRmrTable } from './window-directory.js';
 
 const FIRST_ANY_CONN_QUAL = 1024;
 
@@ -29,7 +30,17 @@ export interface ShmIaSettings {
  * job's control channel, where connections are set up and lost peers reported.
  */
 export class ShmIa extends IaBase {
+  /** Windows over SharedArrayBuffers are also published for the peers to reach directly. */
+  override readonly rmrTable = new DirectoryRmrTable(
+    (window) => (window.pz as ShmPz).zone,
+    (id, memory) => {
+      this.#memoryOf(this.address).set(id, new Uint8Array(memory));
+      this.control.send({ t: 'memory', to: '*', from: this.address, id, memory });
+    },
+  );
   readonly progress: ShmProgress;
+  /** The memories peers announced, by their address and id. */
+  readonly #peerMemories = new Map<string, Map<number, Uint8Array>>();
   readonly control: ShmControl;
   readonly fragmentBytes: number;
   readonly #ringCapacity: number;
@@ -78,7 +89,8 @@ export class ShmIa extends IaBase {
     const id = this.#nextId++;
     const memory = ConnectionMemory.allocate(this.#ringCapacity);
     this.#requests.set(id, { ep, to: address, memory });
-    this.control.send({ t: 'request', to: address, from: this.address, id, connQual, privateData, memory, doorbell: this.progress.doorbell.buffer });
+    const directory = this.rmrTable.directory.buffer as SharedArrayBuffer;
+    this.control.send({ t: 'request', to: address, from: this.address, id, connQual, privateData, memory, doorbell: this.progress.doorbell.buffer, directory, zone: ep.zone });
     return id;
   }
 
@@ -112,7 +124,7 @@ export class ShmIa extends IaBase {
       case 'accept': {
         const pending = this.#answered(m.id);
         if (pending === undefined) return;
-        const ok = pending.ep?.accepted(pending.memory, m.doorbell, m.privateData) ?? false;
+        const ok = pending.ep?.accepted(pending.memory, m.doorbell, m.privateData, m.directory, m.zone) ?? false;
         this.control.send(ok ? { t: 'ready', to: pending.to, server: m.server } : { t: 'abandon', to: pending.to, server: m.server });
         return;
       }
@@ -125,9 +137,23 @@ export class ShmIa extends IaBase {
         else ep.abandoned();
         return;
       }
+      case 'memory':
+        this.#memoryOf(m.from).set(m.id, new Uint8Array(m.memory));
+        return;
       case 'lost':
         this.#lose(m.address, -1, `the peer IA ${m.address} was lost`);
     }
+  }
+
+  /** A peer's memory `id`, if it was announced. */
+  peerMemory(address: string, id: number): Uint8Array | undefined {
+    return this.#peerMemories.get(address)?.get(id);
+  }
+
+  #memoryOf(address: string): Map<number, Uint8Array> {
+    let memories = this.#peerMemories.get(address);
+    if (memories === undefined) this.#peerMemories.set(address, (memories = new Map()));
+    return memories;
   }
 
   #answered(id: number): PendingRequest | undefined {
@@ -153,5 +179,6 @@ export class ShmIa extends IaBase {
     this.control.close();
     this.#requests.clear();
     this.#accepted.clear();
+    this.#peerMemories.clear();
   }
 }

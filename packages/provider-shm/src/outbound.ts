@@ -8,14 +8,15 @@ const TWO_32 = 2 ** 32;
 /** One message waiting for (or part-way into) the outgoing ring. */
 interface OutMessage {
   kind: Kind;
+  /** Header word 2: the message's length (a count for an ACK). */
   total: number;
+  /** Payload bytes the message carries (0 for requests that only name a window). */
+  payload: number;
   /** Payload bytes already in the ring. */
   sent: number;
   started: boolean;
   /** Immediate data, refusal, or 0. */
   arg: number;
-  /** Successes an ACK reports. */
-  count: number;
   contextLo: number;
   contextHi: number;
   offset: number;
@@ -44,19 +45,20 @@ export class Outbound {
     return this.#queue.size === 0;
   }
 
-  request(kind: Kind, iov: Iov, total: number, context: bigint, offset: number, immediate: number): void {
+  /** A request of `total` bytes; `payload` of them (all, or none) travel in the ring from `iov`. */
+  request(kind: Kind, iov: Iov, total: number, payload: number, context: bigint, offset: number, immediate: number): void {
     const lo = Number(context & 0xffffffffn) | 0;
     const hi = Number(context >> 32n) | 0;
-    this.#add({ kind, total, sent: 0, started: false, arg: immediate | 0, count: 0, contextLo: lo, contextHi: hi, offset, iov, bytes: undefined, start: 0 });
+    this.#add({ kind, total, payload, sent: 0, started: false, arg: immediate | 0, contextLo: lo, contextHi: hi, offset, iov, bytes: undefined, start: 0 });
   }
 
   ack(count: number, refusal: Refusal): void {
-    this.#add({ kind: Kind.ACK, total: 0, sent: 0, started: false, arg: refusal, count, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes: undefined, start: 0 });
+    this.#add({ kind: Kind.ACK, total: count, payload: 0, sent: 0, started: false, arg: refusal, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes: undefined, start: 0 });
   }
 
   readResponse(bytes: Uint8Array | undefined, start: number, total: number, refusal: Refusal): void {
     const length = refusal === Refusal.NONE ? total : 0;
-    this.#add({ kind: Kind.READ_RESPONSE, total: length, sent: 0, started: false, arg: refusal, count: 0, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes, start });
+    this.#add({ kind: Kind.READ_RESPONSE, total: length, payload: length, sent: 0, started: false, arg: refusal, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes, start });
   }
 
   /** Write what fits; true if any frame was published. Leaves the ring asking for room when it is full. */
@@ -90,7 +92,7 @@ export class Outbound {
   #write(m: OutMessage): boolean {
     const ring = this.ring;
     for (;;) {
-      const left = m.total - m.sent;
+      const left = m.payload - m.sent;
       if (m.started && left === 0) return true;
       const room = ring.room() - FRAME_HEADER_BYTES;
       if (room < 0) return false;
@@ -101,7 +103,7 @@ export class Outbound {
       const h = at >> 2;
       w[h + W_KIND] = m.started ? Kind.MORE : m.kind;
       w[h + W_LENGTH] = piece;
-      w[h + W_TOTAL] = m.kind === Kind.ACK ? m.count : m.total;
+      w[h + W_TOTAL] = m.total;
       w[h + W_ARG] = m.arg;
       w[h + W_CONTEXT_LO] = m.contextLo;
       w[h + W_CONTEXT_HI] = m.contextHi;

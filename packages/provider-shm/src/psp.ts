@@ -16,8 +16,8 @@ export class ShmConnectionRequest extends ConnectionRequestBase<ShmEndpoint> {
   protected doAccept(ep: ShmEndpoint, privateData: Uint8Array): void {
     const m = this.message;
     const server = this.ia.expectConfirmation(ep);
-    ep.acceptOn(m.memory, m.doorbell, m.from, server);
-    this.ia.control.send({ t: 'accept', to: m.from, id: m.id, server, privateData, doorbell: this.ia.progress.doorbell.buffer });
+    ep.acceptOn(m.memory, m.doorbell, m.from, server, m.directory, m.zone);
+    this.ia.control.send({ t: 'accept', to: m.from, id: m.id, server, privateData, doorbell: this.ia.progress.doorbell.buffer, directory: this.ia.rmrTable.directory.buffer as SharedArrayBuffer, zone: ep.zone });
   }
 
   protected doReject(privateData: Uint8Array): void {
