@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { pino } from 'pino';
-import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, workerRank, type DatProvider, type IaOptions, type Runtime } from '@dapl/core';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, DatError, DatStatus, iaJobKey, requireLocalProcessesOption, workerRank, type DatProvider, type IaOptions, type Runtime } from '@dapl/core';
 import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { SHM_CAPABILITIES, shmLimits } from './attr.js';
 import { newAddress } from './control.js';
@@ -12,12 +12,6 @@ import { FRAME_ALIGN } from './ring.js';
 /** Used when neither the options nor DAPL_JOB_KEY name a key: IAs of this process can reach each other. */
 const processJobKey = randomBytes(32);
 
-function jobKeyFrom(options: IaOptions): Uint8Array {
-  if (options.jobKey !== undefined) return requireJobKeyOption(options.jobKey);
-  const fromEnv = process.env.DAPL_JOB_KEY;
-  if (fromEnv !== undefined && fromEnv !== '') return decodeJobKey(fromEnv, 'DAPL_JOB_KEY');
-  return processJobKey;
-}
 
 /**
  * Ranks of a job that are not threads of this process cannot share memory: a job of several ranks
@@ -60,7 +54,7 @@ export const shmProvider: DatProvider = {
         logger: logger.child({ component: 'provider-shm:Ia' }),
         defaultConnectTimeoutMs: params.connectTimeoutMs,
       },
-      { jobKey: jobKeyFrom(options), spinUs, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
+      { jobKey: iaJobKey(options, processJobKey), spinUs, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
     );
   },
 };
