@@ -16,11 +16,13 @@
 // virtual (deterministic). Nonblocking collectives (osu_iallreduce, osu_ibcast, osu_ialltoall):
 // OSU's overall / compute / pure communication / overlap figures (bench/lib/osu-nonblocking.mjs).
 //
-//   node bench/osu.mjs [--provider tcp|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce,iallreduce,ibcast,ialltoall] [--warmup S]
+//   node bench/osu.mjs [--provider tcp|shm|ib|lapi|combuf] [-n N] [--only latency,bw,bibw,barrier,bcast,allreduce,iallreduce,ibcast,ialltoall] [--warmup S]
 //
-// It launches itself with `dapl run -n N` (processes for tcp, the simulator for the others).
+// It launches itself with `dapl run -n N` (processes for tcp, worker threads for shm, the simulator
+// for the others).
 import { Mpi, Op, Request } from '@dapl/mpi';
 import { DatPair } from './lib/dat-pair.mjs';
+import { mpiPingPong } from './lib/mpi-ping-pong.mjs';
 import { skipping } from './lib/skipping.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
@@ -37,7 +39,7 @@ osu_barrier, osu_bcast, osu_allreduce over all ranks; osu_iallreduce, osu_ibcast
 (overall, compute, pure communication time and overlap, the compute in yielding steps: charged to
 the rank's clock on a simulated provider, busy wall-clock time on tcp).
 
-  --provider KEY     tcp (default; processes), ib, lapi, combuf (virtual time)
+  --provider KEY     tcp (default; processes), shm (worker threads), ib, lapi, combuf (virtual time)
   -n N               ranks (default 2; 2 to 16 for the collectives)
   --only LIST        comma-separated: latency,bw,bibw,barrier,bcast,allreduce,iallreduce,ibcast,
                      ialltoall (default latency,bw,bibw)
@@ -188,17 +190,7 @@ async function benchmark() {
       const buf = new Uint8Array(n);
       const iters = iterations(n);
       const [mpiTime, datTime, pairs] = await alternate(
-        async () => {
-          for (let i = 0; i < iters; i++) {
-            if (rank === 0) {
-              await world.send(buf, peer, 1);
-              await world.recv(buf, peer, 1);
-            } else {
-              await world.recv(buf, peer, 1);
-              await world.send(buf, peer, 1);
-            }
-          }
-        },
+        () => mpiPingPong(world, buf, iters),
         () => dat.pingPong(n, iters),
         warmupAt(position, latencyLimits),
       );

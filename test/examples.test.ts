@@ -60,4 +60,28 @@ describe('examples', () => {
       expect(pairs(await output('mpiexec.mpich', ['-n', '3', process.execPath, pingpong]))).toEqual(expected);
     }
   });
+
+  it('on shm (ranks as worker threads) dat-ring and mpi-pingpong print what they print with processes', async () => {
+    const [ring4, pp3] = await Promise.all([output(process.execPath, [dapl, 'run', '-n', '4', '--provider', 'shm', ring, '5']), output(process.execPath, [dapl, 'run', '-n', '3', '--provider', 'shm', pingpong])]);
+    expect(ring4).toContain('dat-ring: 4 ranks, 5 laps, token 50 (expected 50): OK');
+    expect(ring4.filter((l) => /^rank \d of 4: passed the token 5 times$/.test(l))).toHaveLength(4);
+    expect(pp3.map((l) => l.replace(/round trip [0-9.]+ us/, 'round trip T us'))).toEqual([
+      'mpi-pingpong: 3 ranks on shm: OK',
+      'rank 0 <-> rank 1: 5 sizes ok, 1 MiB round trip T us',
+      'rank 0 <-> rank 2: 5 sizes ok, 1 MiB round trip T us',
+    ]);
+  });
+
+  it('shm is refused with a clear message where the ranks are not threads of one process (processes under Hydra; dapl run --in-process)', async () => {
+    const refusal = /the shm provider needs every rank of the job as a worker thread of one process/;
+    const inProcess = await run(process.execPath, [dapl, 'run', '-n', '2', '--in-process', '--provider', 'shm', ring, '1'], { cwd: root, timeout: 60_000 }).catch((e: { code: number; stderr: string }) => e);
+    expect((inProcess as { code: number }).code).not.toBe(0);
+    expect((inProcess as { stderr: string }).stderr).toMatch(refusal);
+    if (haveHydra || hydraRequired) {
+      const env = { ...process.env, DAPL_JOB_KEY: undefined, DAPL_PROVIDER: 'shm' };
+      const hydra = await run('mpiexec.mpich', ['-n', '2', process.execPath, ring, '1'], { cwd: root, timeout: 60_000, env }).catch((e: { code: number; stderr: string }) => e);
+      expect((hydra as { code: number }).code).not.toBe(0);
+      expect((hydra as { stderr: string }).stderr).toMatch(refusal);
+    }
+  });
 });

@@ -26,9 +26,10 @@ const MATRIX: [string, string[], [number, boolean][]][] = [
   ['ib', ['--provider', 'ib'], [[2, true], [3, false], [16, false]]],
   ['lapi', ['--provider', 'lapi'], [[2, true], [4, false]]],
   ['combuf', ['--provider', 'combuf'], [[2, true], [7, false]]],
+  ['shm (worker threads)', ['--provider', 'shm'], [[2, false], [5, false]]],
 ];
 
-describe.each(MATRIX)('FMPL on %s', (_name, launch, sizes) => {
+describe.each(MATRIX)('FMPL on %s', { timeout: 120_000 }, (_name, launch, sizes) => {
   it.each(sizes)('%i ranks: the whole suite (16 MiB pairs: %s)', async (n, big) => {
     const counts = ok(await daplRun(['-n', String(n), ...launch, suite, ...(big ? ['big'] : [])], {}, 120_000), n);
     if (n >= 2) {
@@ -39,7 +40,7 @@ describe.each(MATRIX)('FMPL on %s', (_name, launch, sizes) => {
   });
 });
 
-describe.each(MATRIX)('FMPL where operations meet, on %s', (_name, launch) => {
+describe.each(MATRIX)('FMPL where operations meet, on %s', { timeout: 120_000 }, (_name, launch) => {
   it('4 ranks: a wildcard receive beside a collective, broadcasts on two communicators at once, a truncated send_any, spooled sends that fail', async () => {
     const ran = await daplRun(['-n', '4', ...launch, 'test/fixtures/fmpl/concurrency.mjs'], {}, 60_000);
     expect(ran.stderr, ran.stderr).toBe('');

@@ -27,9 +27,10 @@ const MATRIX: [string, string[], [number, boolean][]][] = [
   ['ib', ['--provider', 'ib'], [[2, false], [8, false], [16, true]]],
   ['lapi', ['--provider', 'lapi'], [[5, false], [16, true]]],
   ['combuf', ['--provider', 'combuf'], [[4, false], [16, false]]],
+  ['shm (worker threads)', ['--provider', 'shm'], [[3, true], [4, false]]],
 ];
 
-describe.each(MATRIX)('MPI collectives on %s', (_name, launch, sizes) => {
+describe.each(MATRIX)('MPI collectives on %s', { timeout: 120_000 }, (_name, launch, sizes) => {
   it.each(sizes)('%i ranks: every collective matches the one-rank reference (quick: %s)', async (n, quick) => {
     expectSuitePassed(await daplRun(['-n', String(n), ...launch, fixture('collectives'), ...(quick ? ['quick'] : [])], {}, KILL_AFTER_MS), n);
   });

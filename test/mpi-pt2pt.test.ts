@@ -1,6 +1,6 @@
 // MPI point-to-point on every provider (issue 5): the same programs (test/fixtures/mpi) run over tcp
-// with the ranks in one process, over tcp as separate processes (a subset), and on the simulated ib,
-// lapi and combuf machines in virtual time. Each program checks the data it receives and the errors
+// with the ranks in one process, over tcp as separate processes (a subset), on the simulated ib,
+// lapi and combuf machines in virtual time, and over shm with the ranks as worker threads. Each program checks the data it receives and the errors
 // it gets, and prints one line per rank that passed; a failed check exits non-zero with the reason.
 import { describe, expect, it } from 'vitest';
 import { daplRun, nodeRun } from './support/dapl-run.js';
@@ -11,7 +11,8 @@ const KILL_AFTER_MS = 90_000;
 const BOUNCE_ON = { DAPL_MPI_BOUNCE_LIMIT: '65536' };
 const BOUNCE_OFF = { DAPL_MPI_BOUNCE_LIMIT: '0' };
 
-describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', (_name, launch) => {
+// Jobs of worker-thread ranks on a loaded 2-vCPU host take longer than in-process ones: a job-sized timeout.
+describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', { timeout: 120_000 }, (_name, launch) => {
   const run = (n: number, program: string, env: Record<string, string> = {}, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], env, KILL_AFTER_MS);
 
   it('every mode, blocking and non-blocking, 0 B to 4 MiB across the eager limit, contents checked (2 ranks)', async () => {

@@ -32,6 +32,15 @@ describe.each(LAUNCH)('NPB on %s', (_name, launch) => {
   });
 });
 
+describe('NPB on shm (ranks as worker threads)', () => {
+  it('IS classes S and W on 4 ranks, EP classes S and W on 2', async () => {
+    await verified(['-n', '4', '--provider', 'shm', 'examples/npb/is.mjs', 'S'], 'IS', 'S', 4);
+    await verified(['-n', '4', '--provider', 'shm', 'examples/npb/is.mjs', 'W'], 'IS', 'W', 4);
+    await verified(['-n', '2', '--provider', 'shm', 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2);
+    await verified(['-n', '2', '--provider', 'shm', 'examples/npb/ep.mjs', 'W'], 'EP', 'W', 2);
+  }, 480_000);
+});
+
 describe('NPB over tcp with one process per rank', () => {
   it('IS class S on 4 processes and EP class S on 2', async () => {
     await Promise.all([verified(['-n', '4', 'examples/npb/is.mjs', 'S'], 'IS', 'S', 4), verified(['-n', '2', 'examples/npb/ep.mjs', 'S'], 'EP', 'S', 2)]);

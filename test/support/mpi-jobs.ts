@@ -5,12 +5,13 @@ import { sortedLines, type Ran } from './dapl-run.js';
 
 export const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
 
-/** `dapl run` flags per provider: tcp with the ranks in one process, and the simulated machines. */
+/** `dapl run` flags per provider: tcp with the ranks in one process, the simulated machines, and shm's worker threads. */
 export const PROVIDERS: Readonly<Record<string, readonly string[]>> = {
   'tcp (ranks in one process)': ['--in-process', '--provider', 'tcp'],
   ib: ['--provider', 'ib'],
   lapi: ['--provider', 'lapi'],
   combuf: ['--provider', 'combuf'],
+  'shm (worker threads)': ['--provider', 'shm'],
 };
 
 /** A job that ended by itself with status 0 and nothing on stderr: its stdout lines, sorted. */

@@ -25,6 +25,9 @@ export { createLocalJob, PMI_KEY_MAX, PMI_VALUE_MAX, type LocalJobOptions, type 
 export { resolveJobKey, JOB_KEY_KVS_KEY, GENERATED_JOB_KEY_BYTES } from './runtime/job-key.js';
 export { startConnections, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type Connections, type ConnectionsOptions } from './runtime/connections/index.js';
 export { runtimeFromEnvironment } from './runtime/runtime-from-environment.js';
+export { workerRank, THREAD_EXIT_CHANNEL, type WorkerRank, type ThreadExitNotice } from './runtime/worker-rank.js';
+export { spawnWorkerRank } from './launcher/worker/spawn-worker-rank.js';
+export type { RankProcess, RankExit, RankSpawnRequest } from './launcher/rank-process.js';
 export { localProcesses, spansHosts, launcherAddress, requireLocalProcessesOption, LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from './runtime/local-processes.js';
 export {
   PmiRuntime,

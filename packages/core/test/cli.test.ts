@@ -210,6 +210,7 @@ describe('dapl info', () => {
       ['ib', 'built-in'],
       ['lapi', 'built-in'],
       ['combuf', 'built-in'],
+      ['shm', 'built-in'],
     ]);
 
     const fx = report.providers.find((p) => p.key === 'fx') as LoadedProviderInfo;

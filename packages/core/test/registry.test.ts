@@ -39,6 +39,7 @@ describe('ProviderRegistry', () => {
       { key: 'ib', specifier: '@dapl/provider-ib', source: 'built-in', shadows: [] },
       { key: 'lapi', specifier: '@dapl/provider-lapi', source: 'built-in', shadows: [] },
       { key: 'combuf', specifier: '@dapl/provider-combuf', source: 'built-in', shadows: [] },
+      { key: 'shm', specifier: '@dapl/provider-shm', source: 'built-in', shadows: [] },
     ]);
   });
 
@@ -163,7 +164,7 @@ describe('createProviderRegistry', () => {
     await writeFile(join(dir, 'dapl.config.json'), JSON.stringify({ providers: { named: fixture('named-export-provider.mjs') } }));
     const config = await DaplConfig.load({ env: { DAT_OVERRIDE: 'dat.conf' }, cwd: dir });
     const registry = await createProviderRegistry(config);
-    expect(registry.list().map((e) => e.key)).toEqual(['named', 'ofa-v2-fixture', 'tcp', 'ib', 'lapi', 'combuf']);
+    expect(registry.list().map((e) => e.key)).toEqual(['named', 'ofa-v2-fixture', 'tcp', 'ib', 'lapi', 'combuf', 'shm']);
     expect((await registry.load('ofa-v2-fixture')).name).toBe('fixture');
     expect((await registry.load('named')).name).toBe('named');
   });

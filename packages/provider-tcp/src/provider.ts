@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
-import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, decodeJobKey, requireJobKeyOption, requireLocalProcessesOption, type DatProvider, type IaOptions } from '@dapl/core';
+import { DAT_PROVIDER_API_VERSION, DAT_PROVIDER_BRAND, iaJobKey, requireLocalProcessesOption, type DatProvider, type IaOptions } from '@dapl/core';
 import { effectiveCapabilities, firstExternalIpv4 } from '@dapl/core/provider-kit';
 import { TCP_CAPABILITIES, tcpLimits } from './attr.js';
 import { TcpIa } from './ia.js';
@@ -12,12 +12,6 @@ import { pollWindowUs, resolveTcpParameters, TCP_PARAMETERS } from './params.js'
 /** Used when neither the options nor DAPL_JOB_KEY name a key: IAs of this process can reach each other. */
 const processJobKey = randomBytes(32);
 
-function jobKeyFrom(options: IaOptions): Uint8Array {
-  if (options.jobKey !== undefined) return requireJobKeyOption(options.jobKey);
-  const fromEnv = process.env.DAPL_JOB_KEY;
-  if (fromEnv !== undefined && fromEnv !== '') return decodeJobKey(fromEnv, 'DAPL_JOB_KEY');
-  return processJobKey;
-}
 
 function advertised(iface: string): string {
   if (iface !== '0.0.0.0' && iface !== '::') return iface;
@@ -37,7 +31,7 @@ export const tcpProvider: DatProvider = {
     const params = { ...configured, interface: await chooseInterface(configured.interface, options) };
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
-    const jobKey = jobKeyFrom(options);
+    const jobKey = iaJobKey(options, processJobKey);
     await requireListenable(params.interface);
     const address = advertised(params.interface);
     const cpus = availableParallelism();

@@ -40,6 +40,7 @@ function renderProvider(p: ProviderInfo): string[] {
       ['dto', list(p.capabilities.dto)],
       ['extensions', list(p.capabilities.extensions)],
       ['inProcess', String(p.capabilities.inProcess)],
+      ...(p.capabilities.workerThreads === true ? [['workerThreads', 'true'] as [string, string]] : []),
       ...(p.runs ?? []).map((r): [string, string] => [r.label, r.value]),
     ]).map(indent(2)),
     '  parameters',

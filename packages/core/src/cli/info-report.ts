@@ -56,7 +56,7 @@ export interface LoadedProviderInfo extends ProviderInfoBase {
   readonly name: string;
   readonly description: string;
   readonly apiVersion: number;
-  readonly capabilities: { readonly dto: readonly string[]; readonly extensions: readonly string[]; readonly inProcess: boolean };
+  readonly capabilities: { readonly dto: readonly string[]; readonly extensions: readonly string[]; readonly inProcess: boolean; readonly workerThreads?: true };
   /** What each installed upper library can run on it (`mpi devices: rdma, channel, am`). */
   readonly runs?: readonly { readonly label: string; readonly value: string }[];
   readonly parameters: readonly ParameterInfo[];
@@ -181,6 +181,8 @@ async function describeProvider(entry: RegistryEntry, options: GatherInfoOptions
       dto: provider.capabilities.dto,
       extensions: provider.capabilities.extensions,
       inProcess: provider.capabilities.inProcess,
+      // Only where declared: ranks as worker threads is one provider's launch mode.
+      ...(provider.capabilities.workerThreads === true ? { workerThreads: true as const } : {}),
     },
     parameters,
     unknownKeys: options.config.unknownKeys(provider.name, provider.parameters),

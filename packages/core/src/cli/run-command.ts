@@ -18,7 +18,7 @@ import { jobEnvironment, newJobKey, PMI_FD_NUMBER } from '../launcher/rank-envir
 import type { SpawnRank } from '../launcher/rank-process.js';
 import { MAX_RANKS, parseRunArguments } from '../launcher/run-arguments.js';
 import { programFileProblem } from '../launcher/program-file.js';
-import { spawnNodeRank } from '../launcher/spawn-node-rank.js';
+import { rankSpawnerFor } from '../launcher/worker/rank-spawner.js';
 import { JOB_SIGNALS } from '../launcher/job-signals.js';
 import { HOSTS_OPTIONS, prepareAcrossHosts, readHostsRequest, withDefaultSize } from './run-hosts.js';
 import { UsageError } from './cli-types.js';
@@ -68,6 +68,11 @@ const RUN_DESCRIPTION = [
   'before it can join or read the KVS. MPI_LOCALNRANKS/MPI_LOCALRANKID count the ranks on each host,',
   "and tcp's default interface is then the host's address that reaches the launcher. Output, exit",
   'codes, the failure line and --timeout are as on one host; a host that dies ends the job.',
+  '',
+  'Worker threads (always with a provider whose capabilities say workerThreads, such as shm): the N ranks',
+  'run as worker threads of dapl run, each importing its own instance of the program; PMI goes over a',
+  'MessagePort instead of PMI_FD, and everything else (output, signals, --timeout, exit codes and the',
+  "failure line) is as for processes; a signal or a failing rank terminates the threads.",
   '',
   'Exit status:',
   ...exitCodeRows(),
@@ -175,7 +180,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
           stdin,
         },
         {
-          spawnRank: across?.spawnRank ?? deps.spawnRank ?? spawnNodeRank,
+          spawnRank: across?.spawnRank ?? deps.spawnRank ?? rankSpawnerFor(provider.capabilities),
           createPmiServer: across?.createPmiServer ?? deps.createPmiServer ?? createNodePmiServer,
           clock: deps.clock ?? realLauncherClock,
           stdout: io.stdout,

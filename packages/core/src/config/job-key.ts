@@ -35,6 +35,17 @@ export function requireJobKeyOption(jobKey: unknown): Uint8Array {
   return jobKey;
 }
 
+/**
+ * The key an IA authenticates its job with: `options.jobKey` (checked), else `DAPL_JOB_KEY` from
+ * `env`, else `fallback` (a provider's key private to its process, so that its IAs reach each other).
+ */
+export function iaJobKey(options: { readonly jobKey?: unknown }, fallback: Uint8Array, env: NodeJS.ProcessEnv = process.env): Uint8Array {
+  if (options.jobKey !== undefined) return requireJobKeyOption(options.jobKey);
+  const fromEnv = env.DAPL_JOB_KEY;
+  if (fromEnv !== undefined && fromEnv !== '') return decodeJobKey(fromEnv, 'DAPL_JOB_KEY');
+  return fallback;
+}
+
 /** The text form used in `DAPL_JOB_KEY` (hex). */
 export function encodeJobKey(key: Uint8Array): string {
   return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString('hex');

@@ -34,6 +34,11 @@ export interface ProviderCapabilities {
   readonly extensions: readonly ExtensionName[];
   /** True when all ranks of a job must run in one process (simulated hardware). */
   readonly inProcess: boolean;
+  /**
+   * True when the ranks of a job must be worker threads of one process (they share memory:
+   * the shm provider). `dapl run` then starts them as threads instead of processes.
+   */
+  readonly workerThreads?: boolean;
 }
 
 export interface IaOptions {

@@ -7,6 +7,11 @@ export interface ProtectionZone {
   readonly freed: boolean;
   registerLmr(memory: RegisterableMemory, access: MemAccess): Lmr;
   createRmr(): Rmr;
+  /**
+   * `bytes` of zeroed memory suited to this zone's fastest path, to register with `registerLmr`:
+   * plain memory on most providers; on shm a SharedArrayBuffer the peer thread reaches directly.
+   */
+  allocate(bytes: number): Uint8Array;
   /** Fails with INVALID_STATE while endpoints, LMRs or RMRs of the zone are alive. */
   free(): void;
 }

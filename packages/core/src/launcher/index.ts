@@ -6,6 +6,8 @@ export { LineForwarder, DEFAULT_MAX_LINE_BYTES } from './line-forwarder.js';
 export { jobEnvironment, rankEnvironment, newJobKey, PMI_FD_NUMBER, JOB_KEY_BYTES, type JobEnvironmentOptions } from './rank-environment.js';
 export { parseRunArguments, MAX_RANKS, MAX_TIMEOUT_SECONDS, type RunRequest } from './run-arguments.js';
 export { spawnNodeRank } from './spawn-node-rank.js';
+export { spawnWorkerRank } from './worker/spawn-worker-rank.js';
+export { rankSpawnerFor } from './worker/rank-spawner.js';
 export { createNodePmiServer } from './node-pmi-server.js';
 export { realLauncherClock, type LauncherClock, type LauncherTimer } from './launcher-clock.js';
 export type { RankProcess, RankExit, RankSpawnRequest, SpawnRank } from './rank-process.js';

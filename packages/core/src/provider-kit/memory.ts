@@ -7,6 +7,8 @@ import { REMOTE_RIGHTS } from './rmr-table.js';
 import { describe, requireHandle, requireInteger } from './validate.js';
 
 const ALL_RIGHTS = MemAccess.ALL;
+/** Largest `allocate` (what one ArrayBuffer may hold in Node 20 on 64-bit hosts). */
+const MAX_ALLOCATION = 2 ** 32;
 
 export function requireAccess(access: unknown, argument: string, allowed: number = ALL_RIGHTS): number {
   if (typeof access !== 'number' || !Number.isInteger(access) || access < 0 || (access & ~allowed) !== 0) {
@@ -52,6 +54,17 @@ export class KitPz implements ProtectionZone {
   createRmr(): Rmr {
     this.checkUsable('createRmr');
     return new KitRmr(this);
+  }
+
+  allocate(bytes: number): Uint8Array {
+    this.checkUsable('allocate');
+    requireInteger(bytes, 'bytes', 0, MAX_ALLOCATION);
+    return this.allocateBytes(bytes);
+  }
+
+  /** The memory `allocate` returns (checked); providers with a faster kind of memory override it. */
+  protected allocateBytes(bytes: number): Uint8Array {
+    return new Uint8Array(bytes);
   }
 
   free(): void {

@@ -4,6 +4,7 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, string>> = {
   ib: '@dapl/provider-ib',
   lapi: '@dapl/provider-lapi',
   combuf: '@dapl/provider-combuf',
+  shm: '@dapl/provider-shm',
 };
 
 export const BUILTIN_SOURCE = 'built-in';

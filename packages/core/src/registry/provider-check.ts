@@ -67,6 +67,7 @@ function describeCapabilityProblems(caps: unknown): string[] {
   listProblem('dto', DTO_CAPABILITIES);
   listProblem('extensions', EXTENSION_NAMES);
   if (typeof c.inProcess !== 'boolean') problems.push('capabilities.inProcess must be a boolean');
+  if (c.workerThreads !== undefined && typeof c.workerThreads !== 'boolean') problems.push('capabilities.workerThreads must be a boolean when given');
   return problems;
 }
 

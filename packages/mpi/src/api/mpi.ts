@@ -143,6 +143,19 @@ export class Mpi {
     return this.#state.job.runtime.clock.tick;
   }
 
+  /**
+   * `bytes` of zeroed memory for message buffers (MPI_Alloc_mem): the provider's fastest kind, from
+   * its protection zone's `allocate` — on shm a SharedArrayBuffer its peers' threads reach directly,
+   * elsewhere plain memory. Use it for large buffers that move often.
+   */
+  allocMem(bytes: number): Uint8Array {
+    this.#state.requireActive();
+    if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < 0 || bytes > 2 ** 32) {
+      throw new MpiError(ErrorClass.ERR_ARG, `bytes must be a byte count in [0, 2^32], got ${describeValue(bytes)}`, { argument: 'bytes' });
+    }
+    return this.#state.job.connections.pz.allocate(bytes);
+  }
+
   /** Give buffered sends `bytes` (a byte count to allocate, or memory to use) (MPI_Buffer_attach). */
   bufferAttach(bytes: number | Uint8Array): void {
     this.#state.requireActive();

@@ -1,0 +1,61 @@
+import type { ParameterSpec } from '@dapl/core';
+import { resolveProviderParameters } from '@dapl/core/provider-kit';
+
+/** Runtime parameters of the shm provider (`DAPL_SHM_<NAME>`, `shm.<name>` in dapl.config.json). */
+export const SHM_PARAMETERS: readonly ParameterSpec[] = [
+  {
+    name: 'spin',
+    type: 'enum',
+    values: ['auto', 'on', 'off'],
+    default: 'auto',
+    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed, and the host's 1-minute load average is below its CPU count: a rank that polls while its peer waits for a CPU only delays it",
+  },
+  {
+    name: 'spinUs',
+    type: 'integer',
+    default: 200,
+    min: 0,
+    max: 1_000_000,
+    help: 'how long a rank with connections polls its rings after its last activity before it sleeps in Atomics.waitAsync (µs), when spin is on (or auto and each rank has a CPU); a peer that answers within it is seen without a 30-60 µs thread wake-up; timers and messages wait at most this long while it polls',
+  },
+  { name: 'ringBytes', type: 'integer', default: 256 * 1024, min: 4096, max: 64 * 1024 * 1024, help: 'bytes of each direction\'s ring of a connection (rounded up to a power of two)' },
+  { name: 'fragmentBytes', type: 'integer', default: 64 * 1024, min: 1024, max: 16 * 1024 * 1024, help: 'largest piece of a message in one ring frame (at most a quarter of the ring), so the receiver copies out while the sender copies in' },
+  { name: 'connectTimeoutMs', type: 'integer', default: 10_000, min: 1, max: 600_000, help: 'default time an active connect may take before connection-timed-out' },
+  { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
+];
+
+export interface ShmParameters {
+  readonly spin: 'auto' | 'on' | 'off';
+  readonly spinUs: number;
+  readonly ringBytes: number;
+  readonly fragmentBytes: number;
+  readonly connectTimeoutMs: number;
+  readonly maxMessageSize: number;
+}
+
+export function resolveShmParameters(raw: Readonly<Record<string, unknown>> | undefined): ShmParameters {
+  return resolveProviderParameters('shm', SHM_PARAMETERS, raw) as unknown as ShmParameters;
+}
+
+/** A ring's capacity: `ringBytes` rounded up to a power of two. */
+export function ringCapacity(params: ShmParameters): number {
+  return 2 ** Math.ceil(Math.log2(params.ringBytes));
+}
+
+/** The payload of one frame: `fragmentBytes`, at most a quarter of the ring, a multiple of the frame alignment. */
+export function fragmentLimit(params: ShmParameters, alignment: number): number {
+  const limit = Math.min(params.fragmentBytes, ringCapacity(params) / 4);
+  return limit - (limit % alignment);
+}
+
+/**
+ * The polling window an IA uses, in µs (0: it sleeps at once): `spinUs` when spin is on, or auto with
+ * each rank on a CPU of its own and the host not already busier than its CPUs (`load`: the 1-minute
+ * load average). A rank that polls while its peer waits for a CPU delays the peer by a scheduling
+ * period (milliseconds), where sleeping costs a wake-up (30-60 µs).
+ */
+export function spinWindowUs(params: ShmParameters, localProcesses: number | undefined, cpus: number, load: number): number {
+  if (params.spin === 'off') return 0;
+  if (params.spin === 'auto' && (localProcesses === undefined || localProcesses > cpus || load >= cpus)) return 0;
+  return params.spinUs;
+}

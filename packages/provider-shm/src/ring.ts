@@ -1,0 +1,109 @@
+/**
+ * A single-producer single-consumer ring of frames in a SharedArrayBuffer, one per direction of a
+ * connection (the layout of MPICH nemesis' and Open MPI vader's per-peer queues, reduced to one
+ * writer and one reader, so no lock and no compare-and-swap). Positions are byte counters modulo
+ * 2^32; the producer publishes `head` with a release store after the frame is written, the
+ * consumer publishes `tail` after it has copied the frame out. Each counter has its own cache line.
+ *
+ * A frame is a 32-byte header of eight 32-bit words (never split: the capacity is a multiple of 32
+ * and frames are 32-aligned) followed by its payload, which may wrap around the end.
+ */
+export const FRAME_HEADER_BYTES = 32;
+export const FRAME_ALIGN = 32;
+export const HEADER_WORDS = FRAME_HEADER_BYTES / 4;
+
+/** Int32 indices in the ring's control block (64-byte lines apart). */
+const HEAD = 0;
+const TAIL = 16;
+/** The producer waits for room: the consumer rings the producer's doorbell when it frees some. */
+const WANT_ROOM = 32;
+/** Bytes before the data: the control block. */
+export const RING_CONTROL_BYTES = 192;
+
+/** Frame size for a payload of `length` bytes. */
+export function frameBytes(length: number): number {
+  return FRAME_HEADER_BYTES + ((length + FRAME_ALIGN - 1) & ~(FRAME_ALIGN - 1));
+}
+
+/** One side's view of a ring; each thread makes its own over the shared memory. */
+export class SpscRing {
+  readonly control: Int32Array;
+  readonly data: Uint8Array;
+  /** The data as words, for frame headers. */
+  readonly words: Int32Array;
+  readonly capacity: number;
+  readonly mask: number;
+  /** The producer's own head, or the consumer's own tail (each side writes only its counter). */
+  #mine = 0;
+
+  constructor(buffer: SharedArrayBuffer, byteOffset: number, capacity: number) {
+    this.control = new Int32Array(buffer, byteOffset, RING_CONTROL_BYTES / 4);
+    this.data = new Uint8Array(buffer, byteOffset + RING_CONTROL_BYTES, capacity);
+    this.words = new Int32Array(buffer, byteOffset + RING_CONTROL_BYTES, capacity / 4);
+    this.capacity = capacity;
+    this.mask = capacity - 1;
+  }
+
+  /** Bytes a ring of `capacity` takes in its buffer. */
+  static bytes(capacity: number): number {
+    return RING_CONTROL_BYTES + capacity;
+  }
+
+  // ---- producer ------------------------------------------------------------------------
+
+  /** Bytes free for frames. */
+  room(): number {
+    return this.capacity - ((this.#mine - Atomics.load(this.control, TAIL)) >>> 0);
+  }
+
+  /** Where the next frame goes (a data offset); write its header with `words` at `offset >> 2`. */
+  get writeOffset(): number {
+    return this.#mine & this.mask;
+  }
+
+  /** Copy `piece` into the payload area of the frame at `frameOffset`, `at` bytes into the payload. */
+  put(frameOffset: number, at: number, piece: Uint8Array): void {
+    const start = (frameOffset + FRAME_HEADER_BYTES + at) & this.mask;
+    const first = Math.min(piece.length, this.capacity - start);
+    if (first === piece.length) this.data.set(piece, start);
+    else {
+      this.data.set(piece.subarray(0, first), start);
+      this.data.set(piece.subarray(first), 0);
+    }
+  }
+
+  /** Publish a frame of `bytes` (from `frameBytes`). */
+  commit(bytes: number): void {
+    this.#mine = (this.#mine + bytes) >>> 0;
+    Atomics.store(this.control, HEAD, this.#mine | 0);
+  }
+
+  /** Ask the consumer to ring our doorbell when it frees room; re-check `room()` after. */
+  wantRoom(): void {
+    Atomics.store(this.control, WANT_ROOM, 1);
+  }
+
+  // ---- consumer ------------------------------------------------------------------------
+
+  /** The data offset of the next frame, or -1 when the ring is empty. */
+  peek(): number {
+    return Atomics.load(this.control, HEAD) === (this.#mine | 0) ? -1 : this.#mine & this.mask;
+  }
+
+  /** The payload bytes `[at, at + length)` of the frame at `frameOffset`, in one or two pieces, to `sink`. */
+  take(frameOffset: number, at: number, length: number, sink: (piece: Uint8Array) => void): void {
+    const start = (frameOffset + FRAME_HEADER_BYTES + at) & this.mask;
+    const first = Math.min(length, this.capacity - start);
+    sink(this.data.subarray(start, start + first));
+    if (first < length) sink(this.data.subarray(0, length - first));
+  }
+
+  /** Free a consumed frame of `bytes`; true when the producer asked to hear of it. */
+  release(bytes: number): boolean {
+    this.#mine = (this.#mine + bytes) >>> 0;
+    Atomics.store(this.control, TAIL, this.#mine | 0);
+    if (Atomics.load(this.control, WANT_ROOM) === 0) return false;
+    Atomics.store(this.control, WANT_ROOM, 0);
+    return true;
+  }
+}
