@@ -3,9 +3,8 @@
 // subset), and on the simulated ib, lapi and combuf machines. Each checks the data it moved and the
 // errors it got and prints one line per rank that passed; a failed check exits non-zero naming it.
 import { describe, expect, it } from 'vitest';
-import { daplRun, nodeRun, sortedLines, type Ran } from './support/dapl-run.js';
-
-const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
+import { daplRun, nodeRun } from './support/dapl-run.js';
+import { fixture, passed, ranks } from './support/mpi-jobs.js';
 
 /** How a provider's jobs are launched, and the paths its operations take beside direct RDMA (lapi: active messages). */
 const PROVIDERS: Readonly<Record<string, readonly [readonly string[], string]>> = {
@@ -13,21 +12,11 @@ const PROVIDERS: Readonly<Record<string, readonly [readonly string[], string]>> 
   ib: [['--provider', 'ib'], 'empty, messages, rdma-direct'],
   lapi: [['--provider', 'lapi'], 'active-messages, empty, rdma-direct'],
   combuf: [['--provider', 'combuf'], 'empty, messages, rdma-direct'],
+  'shm (worker threads)': [['--provider', 'shm'], 'empty, messages, rdma-direct'],
 };
 
 const KILL_AFTER_MS = 110_000;
 const JOB_TIMEOUT = 120_000;
-
-function passed(ran: Ran): string[] {
-  expect(ran.stderr, ran.stderr).toBe('');
-  expect(ran.killed).toBe(false);
-  expect(ran.code).toBe(0);
-  return sortedLines(ran.stdout);
-}
-
-function ranks(n: number, text: (r: number) => string): string[] {
-  return Array.from({ length: n }, (_, r) => `rank ${r}: ${text(r)}`).sort();
-}
 
 /** Direct RDMA serves the contiguous transfers (every provider here has RDMA read and write), messages or active messages the rest. */
 const TRANSFERS = (checks: number, paths = 'empty, messages, rdma-direct') => `transfers ok (${checks} checks; paths ${paths})`;
