@@ -3,17 +3,11 @@
 // the program computes), collectives with a datatype per side, alltoallw and Op.reduceLocal, and
 // intercommunicators (test/fixtures/mpi/coll2.mjs), with their bad input.
 import { describe, expect, it } from 'vitest';
-import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
+import { daplRun } from './support/dapl-run.js';
+import { passed } from './support/mpi-jobs.js';
 
 const KILL_AFTER_MS = 120_000;
 const FIXTURE = 'test/fixtures/mpi/coll2.mjs';
-
-function passed(ran: Ran): string[] {
-  expect(ran.stderr, ran.stderr).toBe('');
-  expect(ran.killed).toBe(false);
-  expect(ran.code).toBe(0);
-  return sortedLines(ran.stdout);
-}
 
 const LINES: Record<string, RegExp> = {
   nonblocking: /^rank \d+: nonblocking collectives ok \(289 checks\)$/,
@@ -44,6 +38,7 @@ const MATRIX: [string, string[], number, string[]][] = [
   ['ib', ['--provider', 'ib'], 8, ['nonblocking', 'twotypes', 'inter', 'errors']],
   ['lapi', ['--provider', 'lapi'], 5, ['nonblocking', 'inter']],
   ['combuf', ['--provider', 'combuf'], 4, ['nonblocking', 'twotypes', 'inter', 'errors']],
+  ['shm (worker threads)', ['--provider', 'shm'], 3, ['nonblocking', 'twotypes', 'inter']],
 ];
 
 describe.each(MATRIX)('MPI collectives beyond MPI-1 on %s', (_name, launch, n, modes) => {
