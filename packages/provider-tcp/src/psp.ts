@@ -23,6 +23,7 @@ export class TcpPsp extends PspBase {
     const reader = new ReadBuffer();
     const adopted = adoptAccepted(accepted, reader, this.ia.params.writeBufferBytes);
     const socket = adopted ?? accepted;
+    this.ia.trackHandle(socket);
     const { handshakeTimeoutMs } = this.ia.params;
     const timer = setTimeout(() => conn.destroy(), handshakeTimeoutMs);
     timer.unref();

@@ -68,16 +68,31 @@ export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> 
     container,
     logger,
     finish() {
-      finished ??= (async () => {
+      finished ??= closeAll([
         // Nobody closes while a peer may still be writing into its memory.
-        await runtime.barrier();
-        await connections.close();
-        await closeContainer(container);
-        await runtime.finalize();
-      })();
+        () => runtime.barrier(),
+        // Every close runs whatever failed before it (a peer that closed its PMI socket fails the
+        // barrier): a rank left with an open socket would never exit, nor its `dapl run`.
+        () => connections.close(),
+        () => closeContainer(container),
+        () => runtime.finalize(),
+      ]);
       return finished;
     },
   };
+}
+
+/** Run every step in order, whatever fails; rejects with the first failure once all have run. */
+async function closeAll(steps: readonly (() => Promise<void>)[]): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
 }
 
 /** The `prepare` hooks of the options and of every module that binds `EndpointPreparer`, as one. */

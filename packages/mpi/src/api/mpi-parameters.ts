@@ -46,6 +46,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: "barrier and bcast on the provider's hw-collectives when usable for the communicator (auto), always (hardware: an error where unusable), or never (software)",
   },
   { name: 'hwSegment', type: 'integer', default: 1 << 20, min: 4096, max: 1 << 30, help: 'bytes of the registered buffer hardware broadcasts go through (larger messages go in pieces)' },
+  {
+    name: 'finalizeTimeout',
+    type: 'integer',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    help: 'seconds finalize waits for this rank\'s sends to complete (on the rank\'s clock: virtual time under the simulator); then it fails with MPI_ERR_PENDING naming each send still pending and its peer',
+  },
 ];
 
 export interface MpiParameters {
@@ -61,4 +69,5 @@ export interface MpiParameters {
   readonly protocolInfo: boolean;
   readonly collectives: 'auto' | 'hardware' | 'software';
   readonly hwSegment: number;
+  readonly finalizeTimeout: number;
 }

@@ -3,6 +3,8 @@ import { createMpiModule } from '../mpi-module.js';
 import { MpiDevice, PointToPoint } from '../tokens.js';
 import { AttachedBuffer } from './attached-buffer.js';
 import { Comm } from './comm.js';
+import { finalizeAtExit } from './finalize-at-exit.js';
+import { drainSends } from './finalize.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { Group } from './group.js';
 import { MPI_PARAMETERS, type MpiParameters } from './mpi-parameters.js';
@@ -34,6 +36,8 @@ export class Mpi {
   readonly world: Comm;
   readonly self: Comm;
   readonly parameters: MpiParameters;
+  /** Removes the finalize-at-exit hook (`finalizeAtExit`); undefined for in-process ranks. */
+  #stopAtExit: (() => void) | undefined;
 
   private constructor(state: MpiState, parameters: MpiParameters) {
     this.#state = state;
@@ -95,6 +99,8 @@ export class Mpi {
       throw error;
     }
     const mpi = new Mpi(new MpiState(job, p2p, device, parameters), parameters);
+    // A rank that is the whole process finalizes at exit if its program does not (as mpi4py does).
+    if (rankContext.getStore() === undefined) mpi.#stopAtExit = finalizeAtExit(mpi, job);
     if (parameters.protocolInfo && job.rank === 0) process.stdout.write(`${device.protocolInfo().join('\n')}\n`);
     return mpi;
   }
@@ -171,14 +177,30 @@ export class Mpi {
     return { ...this.#state.device.counters(), ...this.#state.collCounters };
   }
 
-  /** Leave the job (MPI_Finalize): waits for this rank's sends, then for every rank. Collective. */
+  /**
+   * Leave the job (MPI_Finalize): waits for this rank's sends (at most `mpi.finalizeTimeout` s, then
+   * MPI_ERR_PENDING naming them), then for every rank. Collective. Whatever fails, the connections,
+   * the IA and the runtime are closed, so the process can end.
+   */
   async finalize(): Promise<void> {
     this.#state.requireActive();
     this.#state.finalized = true;
     slots.set(slotKey(), { phase: 'finalized' });
-    await this.#state.device.drain();
-    await this.#state.job.finish();
-    await this.#state.device.close();
+    this.#stopAtExit?.();
+    let failure: unknown;
+    try {
+      await drainSends(this.#state);
+    } catch (error) {
+      failure = error;
+    }
+    for (const close of [() => this.#state.job.finish(), () => this.#state.device.close()]) {
+      try {
+        await close();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 
   /** End every rank of the job with `code` (MPI_Abort). */

@@ -47,6 +47,8 @@ export class PmiClientChannel {
   #inFlight: PendingRequest | undefined;
   #failure: Failure | undefined;
   #closing = false;
+  /** Lines the server may send unasked (a `dapl run` extension; Hydra sends none), by `cmd`. */
+  readonly #notices = new Map<string, (message: PmiMessage) => void>();
 
   constructor(stream: Duplex, options: PmiClientChannelOptions = {}) {
     this.#stream = stream;
@@ -97,6 +99,14 @@ export class PmiClientChannel {
         resolve();
       });
     });
+  }
+
+  /**
+   * Hand lines with `cmd` that arrive unasked to `handler` instead of matching them to a request
+   * (`dapl run` asks a rank what it waits for this way while its requests stay in order).
+   */
+  onNotice(cmd: string, handler: (message: PmiMessage) => void): void {
+    this.#notices.set(cmd, handler);
   }
 
   /**
@@ -153,7 +163,9 @@ export class PmiClientChannel {
         this.#fail(DatStatus.INTERNAL_ERROR, `the PMI server sent a malformed line: ${message.message}`);
         return;
       }
-      this.#deliver(message, item);
+      const notice = this.#notices.get(message.cmd);
+      if (notice !== undefined) notice(message);
+      else this.#deliver(message, item);
     }
   }
 

@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { HYDRA_PMI_LIMITS, kvsKeyProblem, kvsValueProblem, pmiLimitsProblem, pmiLineBytesFor, type KvsProblem, type PmiLimits } from './limits.js';
+import { decodeWaitReport, type WaitReport } from '../declared-waits.js';
+import { WAIT_QUERY, WAIT_REPORT } from './wait-query.js';
 import { intField, pmiMessageText, textField } from './replies.js';
 import { PmiServerConnection, type PmiServerConnectionHandler } from './server-connection.js';
 import { formatPmiLine, PMI_VALUE_FORBIDDEN, type PmiMessage } from './wire.js';
@@ -31,8 +33,18 @@ export interface PmiServerOptions {
   readonly onProtocolError?: (rank: number | undefined, message: string) => void;
   /** A rank's stream closed before it finalized or aborted. Without this handler, `onProtocolError` is told. */
   readonly onDisconnect?: (rank: number) => void;
+  /** A rank's answer to `requestWaitReports()`: its declared waits (undefined: a malformed answer). */
+  readonly onWaits?: (rank: number, waits: WaitReport[] | undefined) => void;
+  /**
+   * Most keys the KVS holds (default `DEFAULT_MAX_KVS_KEYS_PER_RANK` per rank, at least 4096): a put
+   * of a new key beyond it is refused (rc=-1), so a rank cannot grow the launcher without bound.
+   */
+  readonly maxKvsKeys?: number;
   readonly logger?: Logger;
 }
+
+/** Keys a rank may add to the KVS by default (a rank of an MPI job puts a handful). */
+export const DEFAULT_MAX_KVS_KEYS_PER_RANK = 256;
 
 enum RankState {
   Active = 'active',
@@ -62,6 +74,7 @@ export class PmiServer {
   /** Ranks whose barrier_in waits for the others. */
   readonly #barrier = new Set<number>();
   readonly #unidentified = new Set<PmiServerConnection>();
+  readonly #maxKvsKeys: number;
   #listener: net.Server | undefined;
   #closed = false;
 
@@ -88,6 +101,25 @@ export class PmiServer {
     this.#logger = options.logger;
     this.#maxLineBytes = pmiLineBytesFor(limits);
     this.#slots = new Array<RankSlot | undefined>(options.size).fill(undefined);
+    const maxKvsKeys = options.maxKvsKeys ?? Math.max(4096, options.size * DEFAULT_MAX_KVS_KEYS_PER_RANK);
+    if (!Number.isSafeInteger(maxKvsKeys) || maxKvsKeys < 1) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `maxKvsKeys ${maxKvsKeys} is not an integer >= 1`, { argument: 'maxKvsKeys' });
+    }
+    this.#maxKvsKeys = maxKvsKeys;
+  }
+
+  /**
+   * Ask every rank still in the job what it waits for (a `dapl run` extension of the protocol); the
+   * answers come to `onWaits`. Returns the ranks asked.
+   */
+  requestWaitReports(): number[] {
+    const asked: number[] = [];
+    for (const slot of this.#slots) {
+      if (slot === undefined || slot.state !== RankState.Active || slot.connection.closed) continue;
+      slot.connection.send(WAIT_QUERY);
+      asked.push(slot.rank);
+    }
+    return asked;
   }
 
   /** Serve one rank over a connected duplex stream (the parent's end of the PMI_FD socket pair). */
@@ -217,6 +249,9 @@ export class PmiServer {
       case 'abort':
         this.#abort(slot, message);
         return;
+      case WAIT_REPORT:
+        this.#notify('onWaits', () => this.#options.onWaits?.(slot.rank, decodeWaitReport(textField(message, 'waits') ?? '')));
+        return;
       case 'finalize':
         reply.send('finalize_ack');
         slot.state = RankState.Finalized;
@@ -237,8 +272,9 @@ export class PmiServer {
       return;
     }
     const refusal = kvsname !== this.kvsName ? `kvsname_${kvsname}_not_found` : problemMsg(kvsKeyProblem(key, this.limits) ?? kvsValueProblem(value, this.limits));
-    if (refusal !== undefined) {
-      slot.connection.send('put_result', { rc: -1, msg: refusal });
+    const full = refusal === undefined && this.#kvs.size >= this.#maxKvsKeys && !this.#kvs.has(key);
+    if (refusal !== undefined || full) {
+      slot.connection.send('put_result', { rc: -1, msg: refusal ?? `the_KVS_is_full:_it_holds_its_limit_of_${this.#maxKvsKeys}_keys` });
       return;
     }
     this.#kvs.set(key, value);
