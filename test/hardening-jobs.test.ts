@@ -80,4 +80,11 @@ describe('hardening: jobs that used to hang end, leaving no process', () => {
     expect(stderr).toMatch(/dapl run: rank 2 waits in MPI barrier on world for \d+\.\d s/);
     expect(left).toEqual([]);
   }, JOB_MS);
+
+  it('an option key a call does not take is ERR_ARG naming it and the keys it takes; a detached send buffer is ERR_BUFFER, a throwing user op ERR_OP (items 9, 10)', async () => {
+    const ran = await job(['-n', '2', '--provider', 'ib', 'test/fixtures/hardening/mpi-misuse.mjs']);
+    expect(ran.stderr).toBe('');
+    expect(ran.stdout.trim().split('\n').sort()).toEqual(['rank 0: misuse refused (9 cases)', 'rank 1: misuse refused (9 cases)']);
+    expect(ran.code).toBe(0);
+  }, JOB_MS);
 });

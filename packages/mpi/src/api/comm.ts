@@ -2,7 +2,7 @@ import { RecvRequest as RecvRequestCore, SendMode, type RecvRequest } from '../a
 import { byteSpan, type BufferSpan } from '../adi/transfer.js';
 import { packRange } from '../datatype/index.js';
 import { bufferSpan, type BufferOptions } from './buffer-span.js';
-import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
+import { BUFFER_OPTION_KEYS, requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { Group, requireGroup } from './group.js';
@@ -30,6 +30,9 @@ export interface SendrecvOptions {
   readonly send?: BufferOptions;
   readonly recv?: BufferOptions;
 }
+
+const SEND_OPTION_KEYS: readonly string[] = [...BUFFER_OPTION_KEYS, 'mode'];
+const SENDRECV_OPTION_KEYS: readonly string[] = ['send', 'recv'];
 
 const MODES: Readonly<Record<string, SendMode>> = {
   standard: SendMode.STANDARD,
@@ -91,27 +94,27 @@ export class Comm {
   }
 
   async ssend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'synchronous' }).wait();
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ssend'), mode: 'synchronous' }).wait();
   }
 
   async rsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' }, true).wait();
+    await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'rsend'), mode: 'ready' }, true).wait();
   }
 
   async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'buffered' }).wait();
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bsend'), mode: 'buffered' }).wait();
   }
 
   issend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
-    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'synchronous' });
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'issend'), mode: 'synchronous' });
   }
 
   irsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
-    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' });
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irsend'), mode: 'ready' });
   }
 
   ibsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
-    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'buffered' });
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ibsend'), mode: 'buffered' });
   }
 
   /** Start a send in any mode (`options.mode`, default standard). */
@@ -122,7 +125,7 @@ export class Comm {
   /** `blocking`: the caller waits for this send alone (send, rsend), so the device may buffer it. */
   #send(buf: ArrayBufferView, dest: number, tag: number, options: SendOptions | undefined, blocking: boolean): Request {
     this.#check();
-    const o = requireOptions<SendOptions>(options, 'options');
+    const o = requireOptions<SendOptions>(options, 'options', SEND_OPTION_KEYS, blocking ? 'send' : 'isend');
     const mode = MODES[o.mode ?? 'standard'];
     if (mode === undefined) {
       throw new MpiError(ErrorClass.ERR_ARG, `options.mode must be 'standard', 'synchronous', 'ready' or 'buffered', got ${describeValue(o.mode)}`, { argument: 'options.mode' });
@@ -161,7 +164,7 @@ export class Comm {
 
   irecv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Request {
     this.#check();
-    const o = requireOptions<RecvOptions>(options, 'options');
+    const o = requireOptions<RecvOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irecv');
     const from = requireSource(source, this.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     const span = bufferSpan(buf, o, 'buf');
@@ -195,7 +198,7 @@ export class Comm {
     recvtag = ANY_TAG,
     options?: SendrecvOptions,
   ): Promise<Status> {
-    const o = requireOptions<SendrecvOptions>(options, 'options');
+    const o = requireOptions<SendrecvOptions>(options, 'options', SENDRECV_OPTION_KEYS, 'sendrecv');
     const receive = this.irecv(recvbuf, source, recvtag, o.recv);
     // A send that fails (bad arguments now, or later) takes its receive back: no receive of a
     // failed call may stay posted and take a later message into a buffer nobody waits on.
@@ -212,7 +215,7 @@ export class Comm {
   /** Send `buf` and receive into it (MPI_Sendrecv_replace): the outgoing data is packed first. */
   async sendrecvReplace(buf: ArrayBufferView, dest: number, sendtag: number, source = ANY_SOURCE, recvtag = ANY_TAG, options?: BufferOptions): Promise<Status> {
     this.#check();
-    const o = requireOptions<BufferOptions>(options, 'options');
+    const o = requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'sendrecvReplace');
     const to = requireDest(dest, this.size, 'dest');
     const t = requireTag(sendtag, 'sendtag');
     const span = bufferSpan(buf, o, 'buf');
@@ -254,52 +257,52 @@ export class Comm {
 
   /** `root`'s buffer to every member (MPI_Bcast). */
   bcast(buf: ArrayBufferView, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bcast')));
   }
 
   /** `op` over every member's `sendbuf` into `recvbuf` at `root` (MPI_Reduce); IN_PLACE at the root. */
   reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`reduce to ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`reduce to ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'reduce')));
   }
 
   /** `op` over every member's `sendbuf` into every `recvbuf` (MPI_Allreduce); IN_PLACE allowed. */
   allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'allreduce')));
   }
 
   /** Each member's `count` elements into `recvbuf` at `root`, in rank order (MPI_Gather); IN_PLACE at the root. */
   gather(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`gather to ${root}`, (c) => c.gather(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`gather to ${root}`, (c) => c.gather(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'gather')));
   }
 
   /** As gather with per-rank counts and displacements (in elements) at the root (MPI_Gatherv). */
   gatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, recvCounts: readonly number[] | null, displs: readonly number[] | null, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`gatherv to ${root}`, (c) => c.gatherv(sendbuf, recvbuf, recvCounts, displs, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`gatherv to ${root}`, (c) => c.gatherv(sendbuf, recvbuf, recvCounts, displs, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'gatherv')));
   }
 
   /** Block r of `root`'s `sendbuf` to rank r (MPI_Scatter); IN_PLACE as the root's recvbuf. */
   scatter(sendbuf: ArrayBufferView | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`scatter from ${root}`, (c) => c.scatter(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`scatter from ${root}`, (c) => c.scatter(sendbuf, recvbuf, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'scatter')));
   }
 
   /** As scatter with per-rank counts and displacements at the root (MPI_Scatterv). */
   scatterv(sendbuf: ArrayBufferView | null, sendCounts: readonly number[] | null, displs: readonly number[] | null, recvbuf: ArrayBufferView | InPlace, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`scatterv from ${root}`, (c) => c.scatterv(sendbuf, sendCounts, displs, recvbuf, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`scatterv from ${root}`, (c) => c.scatterv(sendbuf, sendCounts, displs, recvbuf, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'scatterv')));
   }
 
   /** Every member's block to every member, in rank order (MPI_Allgather); IN_PLACE allowed. */
   allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
-    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'allgather')));
   }
 
   /** As allgather with per-rank counts and displacements (MPI_Allgatherv). */
   allgatherv(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options?: BufferOptions): Promise<void> {
-    return this.#collective('allgatherv', (c) => c.allgatherv(sendbuf, recvbuf, recvCounts, displs ?? (null as never), requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('allgatherv', (c) => c.allgatherv(sendbuf, recvbuf, recvCounts, displs ?? (null as never), requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'allgatherv')));
   }
 
   /** Block r of every member's `sendbuf` to rank r (MPI_Alltoall); IN_PLACE allowed. */
   alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: BufferOptions): Promise<void> {
-    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'alltoall')));
   }
 
   /** As alltoall with per-rank counts and displacements on both sides (MPI_Alltoallv); IN_PLACE allowed (send counts then ignored). */
@@ -312,27 +315,27 @@ export class Comm {
     rdispls: readonly number[] | null,
     options?: BufferOptions,
   ): Promise<void> {
-    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('alltoallv', (c) => c.alltoallv(sendbuf, sendCounts, sdispls, recvbuf, recvCounts, rdispls, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'alltoallv')));
   }
 
   /** `op` over every member's `sendbuf`, block r (the size of `recvbuf`) left at rank r (MPI_Reduce_scatter_block). */
   reduceScatterBlock(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('reduceScatterBlock', (c) => c.reduceScatterBlock(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('reduceScatterBlock', (c) => c.reduceScatterBlock(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'reduceScatterBlock')));
   }
 
   /** `op` over every member's `sendbuf`, `recvCounts[r]` elements left at rank r (MPI_Reduce_scatter). */
   reduceScatter(sendbuf: SendBuffer, recvbuf: ArrayBufferView, recvCounts: readonly number[], op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('reduceScatter', (c) => c.reduceScatter(sendbuf, recvbuf, recvCounts, op, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('reduceScatter', (c) => c.reduceScatter(sendbuf, recvbuf, recvCounts, op, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'reduceScatter')));
   }
 
   /** Rank r gets `op` over ranks 0..r (MPI_Scan); IN_PLACE allowed. */
   scan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('scan', (c) => c.scan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('scan', (c) => c.scan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'scan')));
   }
 
   /** Rank r gets `op` over ranks 0..r−1; rank 0's recvbuf is left as it was (MPI_Exscan). */
   exscan(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('exscan', (c) => c.exscan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('exscan', (c) => c.exscan(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'exscan')));
   }
 
   /** Run a collective: checks first (a bad call rejects on every rank alike), and its wait named for deadlock reports. */

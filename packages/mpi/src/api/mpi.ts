@@ -2,6 +2,7 @@ import { describeUnknownKeys, isDatError, jobConfig, parseParameterValue, rankCo
 import { createMpiModule } from '../mpi-module.js';
 import { MpiDevice, PointToPoint } from '../tokens.js';
 import { AttachedBuffer } from './attached-buffer.js';
+import { checkOptionKeys } from './check.js';
 import { Comm } from './comm.js';
 import { finalizeAtExit } from './finalize-at-exit.js';
 import { drainSends } from './finalize.js';
@@ -16,6 +17,8 @@ export interface MpiInitOptions {
   /** Values that beat the configuration's `mpi` section (e.g. in tests). */
   readonly parameters?: Partial<MpiParameters>;
 }
+
+const INIT_OPTION_KEYS: readonly string[] = ['config', 'parameters'];
 
 /** Where a rank's MPI lives: per rank context (in-process and simulated ranks share the module), else per process. */
 const PROCESS = {};
@@ -57,6 +60,7 @@ export class Mpi {
       throw new MpiError(ErrorClass.ERR_OTHER, slot.phase === 'finalized' ? 'Mpi.init() after Mpi.finalize(): MPI can be initialized once per rank' : 'Mpi.init() was already called in this rank');
     }
     if (typeof options !== 'object' || options === null) throw new MpiError(ErrorClass.ERR_ARG, `options must be an object, got ${describeValue(options)}`, { argument: 'options' });
+    checkOptionKeys(options, INIT_OPTION_KEYS, 'Mpi.init');
     slots.set(key, { phase: 'initializing' });
     try {
       const mpi = await Mpi.#start(options);
