@@ -3,6 +3,7 @@ import { DaplConfig } from '../config/dapl-config.js';
 import { loadLibrarySections } from '../config/library-sections.js';
 import { packageName } from '../registry/import-module.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
+import { configurationWarnings } from '../registry/configuration-warnings.js';
 import { createRootLogger } from '../logging/root-logger.js';
 import type { CliCommand } from './cli-types.js';
 import { RUN_EXIT_CODE_HELP, RunExitCode } from '../launcher/exit-codes.js';
@@ -112,6 +113,8 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       for (const library of await loadLibrarySections()) {
         config.resolveDeclaredSection(library.name, library.parameters, `library ${packageName(library.specifier)}`);
       }
+      // What no rank would stop on but is most likely a typo: said once, here, for the whole job.
+      for (const warning of await configurationWarnings(config, registry)) io.stderr.write(`dapl run: warning: ${warning}\n`);
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;
       const notRunnable = await programFileProblem(request.program);
