@@ -17,6 +17,9 @@ export class TcpIa extends IaBase {
   readonly #connectionOptions: ConnectionOptions;
   /** The IA's listeners and sockets, so `keepProcessAlive(false)` can unref them (and those opened later). */
   readonly #handles = new ProcessHandles();
+  /** Accepted connections not yet authenticated (see `admitUnauthenticated`). */
+  #unauthenticated = 0;
+  #warnedFull = false;
 
   constructor(
     init: IaBaseInit,
@@ -34,6 +37,28 @@ export class TcpIa extends IaBase {
   /** The kit's counters plus the busy poller's: its window in µs (0: it never polls) and the loop turns it has spent. */
   override counters(): Readonly<Record<string, number>> {
     return { ...super.counters(), busyPollUs: this.busyPoll.windowUs, busyPollTurns: this.busyPoll.turns };
+  }
+
+  /**
+   * Admit one more connection that has not authenticated yet (false beyond `maxUnauthenticated`:
+   * the caller closes it, and it is counted); `release` when it authenticates or goes.
+   */
+  admitUnauthenticated(): { release(): void } | undefined {
+    if (this.#unauthenticated >= this.params.maxUnauthenticated) {
+      this.count('refusedUnauthenticated');
+      if (!this.#warnedFull) this.logger.warn({ limit: this.params.maxUnauthenticated }, 'tcp.maxUnauthenticated connections are waiting to authenticate: closing further ones until some do');
+      this.#warnedFull = true;
+      return undefined;
+    }
+    this.#unauthenticated++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#unauthenticated--;
+      },
+    };
   }
 
   keepProcessAlive(alive: boolean): void {
