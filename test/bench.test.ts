@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRun } from './support/dapl-run.js';
 
 /** A benchmark as written: `node bench/...`, which launches its own job. */
-const bench = (args: readonly string[]) => nodeRun(args, { DAPL_PROVIDER: undefined }, 60_000);
+const bench = (args: readonly string[]) => nodeRun(args, { DAPL_PROVIDER: undefined }, 120_000);
 
 const NUMBER = String.raw`\s+([0-9.]+)`;
 

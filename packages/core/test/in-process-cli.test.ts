@@ -23,7 +23,7 @@ function cleanEnv(): Record<string, string> {
 
 function dapl(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [bin, ...args], { cwd: fixtures, env: cleanEnv(), timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd: fixtures, env: cleanEnv(), timeout: 120_000 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });

@@ -186,8 +186,8 @@ function runBin(runArgs: string[], options: BinOptions): Promise<Omit<Run, 'mark
     const child = spawn(process.execPath, [bin, 'run', ...runArgs], { cwd: here, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     const limit = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`dapl run ${runArgs.join(' ')} did not end within 20 s`));
-    }, 20_000);
+      reject(new Error(`dapl run ${runArgs.join(' ')} did not end within 120 s`));
+    }, 120_000);
     let stdout = '';
     let stderr = '';
     let signalled = false;
