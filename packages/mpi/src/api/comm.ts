@@ -245,7 +245,11 @@ export class Comm {
     const from = requireSource(source, this.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
-    return this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
+    const probe = this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
+    // Declared as every blocking wait is: deadlock and timeout reports name it, and it holds the process.
+    const runtime = this.#state.job.runtime;
+    if (runtime.declareWait === undefined) return probe;
+    return runtime.declareWait(`MPI probe from ${from === ANY_SOURCE ? 'any source' : `rank ${from}`} tag ${t === ANY_TAG ? 'any' : t} on ${this.#name}`, probe);
   }
 
   // ---- collectives (coll/: algorithms chosen by size; hardware barrier and bcast when usable) -
