@@ -23,11 +23,14 @@ export class DeclaredWaits {
   readonly #pending = new Set<DeclaredWait>();
   #hold: NodeJS.Timeout | undefined;
 
+  /** `holdsProcess` false: only list the waits (ranks in one process, whose launcher holds it). */
+  constructor(private readonly holdsProcess = true) {}
+
   get size(): number {
     return this.#pending.size;
   }
 
-  /** `promise`, listed as `what` until it settles; the process is held meanwhile. */
+  /** Lists `promise` as `what` until it settles, the process held meanwhile; returns `promise` itself. */
   declare<T>(what: string, promise: Promise<T>): Promise<T> {
     const wait: DeclaredWait = { what, sinceMs: performance.now() };
     this.#pending.add(wait);
@@ -36,16 +39,10 @@ export class DeclaredWaits {
       this.#pending.delete(wait);
       if (this.#pending.size === 0) this.#holdProcess(false);
     };
-    return promise.then(
-      (value) => {
-        settle();
-        return value;
-      },
-      (error: unknown) => {
-        settle();
-        throw error;
-      },
-    );
+    // A listener beside the caller's, not a link in its chain: the caller's promise settles with no
+    // extra turn, and its rejection stays the caller's to handle.
+    promise.then(settle, settle);
+    return promise;
   }
 
   /** The pending waits, oldest first, with how long each has waited. */
@@ -55,6 +52,7 @@ export class DeclaredWaits {
 
   /** One interval timer for the registry's life, ref'd only while a wait is pending (toggling is a flag in libuv). */
   #holdProcess(hold: boolean): void {
+    if (!this.holdsProcess) return;
     if (hold) (this.#hold ??= setInterval(() => undefined, 2 ** 30)).ref();
     else this.#hold?.unref();
   }
