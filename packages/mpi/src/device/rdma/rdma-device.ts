@@ -474,8 +474,9 @@ export class RdmaDevice implements Device {
   #failedInProgress(event: DtoCompletionEvent, error: unknown): void {
     const link = this.#linkOfEp(event.ep) ?? (event.cookie as Slot | undefined)?.link;
     const failure = error instanceof MpiError ? error : new MpiError(ErrorClass.ERR_INTERN, `handling a completion from rank ${link?.peer ?? '?'} failed: ${String(error)}`, { cause: error });
+    // A defect of ours (or a buffer the program took away): say so, whatever it fails.
+    this.#a?.logger.error({ err: error, peer: link?.peer }, 'handling a completion failed; failing the peer link');
     if (link !== undefined) this.#failLink(link, failure);
-    else this.#a?.logger.error({ err: error }, 'a completion with no peer link failed');
   }
 
   #onSlotFilled(event: DtoCompletionEvent): void {
