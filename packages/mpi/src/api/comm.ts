@@ -428,7 +428,10 @@ export class Comm {
     const n = this.size;
     const width = values.length;
     const all = new Int32Array(n * width);
-    await this.#collectives().allgather(Int32Array.from(values), all);
+    const exchanged = this.#collectives().allgather(Int32Array.from(values), all);
+    const runtime = this.#state.job.runtime;
+    // Declared as the collectives are (communicator creation is one): reports name it, and it holds the process.
+    await (runtime.declareWait === undefined ? exchanged : runtime.declareWait(`MPI communicator creation on ${this.#name}`, exchanged));
     const columns: number[][] = [];
     for (let c = 0; c < width; c++) {
       const column: number[] = [];

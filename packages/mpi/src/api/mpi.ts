@@ -104,7 +104,16 @@ export class Mpi {
     }
     const mpi = new Mpi(new MpiState(job, p2p, device, parameters), parameters);
     // A rank that is the whole process finalizes at exit if its program does not (as mpi4py does).
-    if (rankContext.getStore() === undefined) mpi.#stopAtExit = finalizeAtExit(mpi, job);
+    if (rankContext.getStore() === undefined) {
+      const exiting = {
+        rank: mpi.rank,
+        finalize: () => mpi.finalize(),
+        sendsInFlight: () => (device.counters().sendsInFlight ?? device.pendingSends?.().length ?? 0) > 0,
+        drain: () => device.drain(),
+        drainBoundMs: parameters.finalizeTimeout * 1000,
+      };
+      mpi.#stopAtExit = finalizeAtExit(exiting, job);
+    }
     if (parameters.protocolInfo && job.rank === 0) process.stdout.write(`${device.protocolInfo().join('\n')}\n`);
     return mpi;
   }
@@ -160,7 +169,9 @@ export class Mpi {
     // Detached at once: a buffered send started from now on finds no buffer, so none can take a
     // region of this memory while we wait for those already in flight.
     this.#state.attached = undefined;
-    await attached.idle();
+    const runtime = this.#state.job.runtime;
+    const idle = attached.idle();
+    await (runtime.declareWait === undefined ? idle : runtime.declareWait('MPI bufferDetach, waiting for the buffered sends in flight', idle));
     // A buffered send's caller was told it was done when its data was copied: a transfer that
     // failed later is reported here, where the library waits for them (MPICH does the same).
     const { first, count } = attached.failures;
