@@ -26,18 +26,34 @@ export class DeclaredWaits {
   /** `holdsProcess` false: only list the waits (ranks in one process, whose launcher holds it). */
   constructor(private readonly holdsProcess = true) {}
 
+  /** Holds taken with `hold()` and not yet released (waits that are not listed). */
+  #holds = 0;
+
   get size(): number {
     return this.#pending.size;
+  }
+
+  /**
+   * Hold the process without listing a wait (an upper library's internal wait, e.g. on a request
+   * someone awaits); pair with `release()`.
+   */
+  hold(): void {
+    if (++this.#holds === 1 && this.#pending.size === 0) this.#holdProcess(true);
+  }
+
+  release(): void {
+    if (this.#holds === 0) return;
+    if (--this.#holds === 0 && this.#pending.size === 0) this.#holdProcess(false);
   }
 
   /** Lists `promise` as `what` until it settles, the process held meanwhile; returns `promise` itself. */
   declare<T>(what: string, promise: Promise<T>): Promise<T> {
     const wait: DeclaredWait = { what, sinceMs: performance.now() };
     this.#pending.add(wait);
-    if (this.#pending.size === 1) this.#holdProcess(true);
+    if (this.#pending.size === 1 && this.#holds === 0) this.#holdProcess(true);
     const settle = (): void => {
       this.#pending.delete(wait);
-      if (this.#pending.size === 0) this.#holdProcess(false);
+      if (this.#pending.size === 0 && this.#holds === 0) this.#holdProcess(false);
     };
     // A listener beside the caller's, not a link in its chain: the caller's promise settles with no
     // extra turn, and its rejection stays the caller's to handle.

@@ -1,4 +1,5 @@
-import type { DaplJob } from '@dapl/core';
+import { processWaits, type DaplJob } from '@dapl/core';
+import { requestWaitHold } from '../adi/request-core.js';
 
 /** What `finalizeAtExit` needs of the library. */
 export interface Finalizable {
@@ -22,6 +23,9 @@ export interface Finalizable {
  * message. Returns the function that removes the hook (an explicit finalize calls it).
  */
 export function finalizeAtExit(mpi: Finalizable, job: DaplJob): () => void {
+  // Whoever awaits a request holds the process, declared or not; the sockets no longer do.
+  requestWaitHold.hold = () => processWaits.hold();
+  requestWaitHold.release = () => processWaits.release();
   job.ia.keepProcessAlive?.(false);
   let heldForSends = false;
   const atExit = (): void => {
