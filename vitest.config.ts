@@ -3,7 +3,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Job-sized: most tests run jobs of processes or simulated ranks, which a loaded host (load 4-10
+    // on 2 cores) slows several-fold. A test asserts what a job did, never how fast; jobs are killed
+    // by their own bound (test/support/dapl-run.ts) before this, and the failure then says so.
+    testTimeout: 150_000,
+    hookTimeout: 60_000,
   },
 });

@@ -40,7 +40,7 @@ osu_barrier, osu_bcast, osu_allreduce over all ranks; osu_iallreduce, osu_ibcast
 the rank's clock on a simulated provider, busy wall-clock time on tcp).
 
   --provider KEY     tcp (default; processes), shm (worker threads), ib, lapi, combuf (virtual time)
-  -n N               ranks (default 2; 2 to 16 for the collectives)
+  -n N, -np N        ranks (default 2; 2 to 16 for the collectives)
   --only LIST        comma-separated: latency,bw,bibw,barrier,bcast,allreduce,iallreduce,ibcast,
                      ialltoall (default latency,bw,bibw)
   --steps N          pieces the nonblocking tests' compute is done in, yielding to the event loop
@@ -78,6 +78,8 @@ const options = {
 };
 const { values, check, integer } = benchOptions('osu', HELP, options);
 for (const [name, min] of [['min-size', 0], ['max-size', 0], ['window', 1], ['ranks', 1], ['rounds', 1], ['steps', 1]]) integer(name, min);
+// Every test needs two ranks (point to point runs between ranks 0 and 1): one rank would print nothing.
+check('ranks', (v) => Number(v) >= 2, 'be at least 2 (-n N; -np N also works): point to point runs between ranks 0 and 1, the collectives over 2 to 16 ranks');
 check('warmup', (v) => v !== '' && Number(v) >= 0 && Number(v) <= 600, 'be a number of seconds from 0 to 600');
 
 async function benchmark() {

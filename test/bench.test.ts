@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { nodeRun } from './support/dapl-run.js';
 
 /** A benchmark as written: `node bench/...`, which launches its own job. */
-const bench = (args: readonly string[]) => nodeRun(args, { DAPL_PROVIDER: undefined }, 60_000);
+const bench = (args: readonly string[]) => nodeRun(args, { DAPL_PROVIDER: undefined }, 120_000);
 
 const NUMBER = String.raw`\s+([0-9.]+)`;
 
@@ -130,6 +130,14 @@ describe('bench/osu.mjs', () => {
     await expectRefused(['bench/osu.mjs', '--warmup=-1'], "--warmup must be a number of seconds from 0 to 600, got '-1'");
     await expectRefused(['bench/osu.mjs', '--window=0'], "--window must be an integer >= 1, got '0'");
     await expectRefused(['bench/osu.mjs', '--bogus'], "Unknown option '--bogus'");
+    // One rank would run nothing and print nothing: refused, not an empty success.
+    await expectRefused(['bench/osu.mjs', '-n', '1'], "--ranks must be at least 2 (-n N; -np N also works)");
+  });
+
+  it('reads -np N as -n N, as MPICH and Open MPI users type it', async () => {
+    const ran = await bench(['bench/osu.mjs', '--provider', 'ib', '-np', '3', '--only', 'barrier', '--quick']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# OSU MPI Barrier Latency Test \(dapl\.ts @dapl\/mpi, provider ib, virtual time, 3 ranks\)$/m);
   });
 
   it('prints its usage with --help, the warm-up among the options', async () => {

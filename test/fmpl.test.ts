@@ -42,7 +42,7 @@ describe.each(MATRIX)('FMPL on %s', { timeout: 120_000 }, (_name, launch, sizes)
 
 describe.each(MATRIX)('FMPL where operations meet, on %s', { timeout: 120_000 }, (_name, launch) => {
   it('4 ranks: a wildcard receive beside a collective, broadcasts on two communicators at once, a truncated send_any, spooled sends that fail', async () => {
-    const ran = await daplRun(['-n', '4', ...launch, 'test/fixtures/fmpl/concurrency.mjs'], {}, 60_000);
+    const ran = await daplRun(['-n', '4', ...launch, 'test/fixtures/fmpl/concurrency.mjs'], {}, 120_000);
     expect(ran.stderr, ran.stderr).toBe('');
     expect(ran.code).toBe(0);
     expect(sortedLines(ran.stdout).map((l) => l.replace(/\(\d+ checks\)/, ''))).toEqual([0, 1, 2, 3].map((r) => `rank ${r}: concurrency ok `));

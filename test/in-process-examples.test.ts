@@ -13,7 +13,7 @@ const hello = 'examples/dat-hello.mjs';
 const wiring = 'test/fixtures/wiring.mjs';
 
 async function lines(args: string[]): Promise<string[]> {
-  const { stdout, stderr } = await run(process.execPath, [dapl, 'run', ...args], { cwd: root, timeout: 60_000, env: { ...process.env, DAPL_JOB_KEY: undefined } });
+  const { stdout, stderr } = await run(process.execPath, [dapl, 'run', ...args], { cwd: root, timeout: 120_000, env: { ...process.env, DAPL_JOB_KEY: undefined } });
   expect(stderr).toBe('');
   return stdout.trim().split('\n').sort();
 }

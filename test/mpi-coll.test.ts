@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { daplRun, sortedLines, type Ran } from './support/dapl-run.js';
 
 const KILL_AFTER_MS = 120_000;
+/** Job-sized: a job is killed (and the test fails saying so) before vitest would give up on it. */
+const JOB_MS = KILL_AFTER_MS + 30_000;
 const fixture = (name: string) => `test/fixtures/mpi/${name}.mjs`;
 
 function passed(ran: Ran): string[] {
@@ -33,7 +35,7 @@ const MATRIX: [string, string[], [number, boolean][]][] = [
 describe.each(MATRIX)('MPI collectives on %s', { timeout: 120_000 }, (_name, launch, sizes) => {
   it.each(sizes)('%i ranks: every collective matches the one-rank reference (quick: %s)', async (n, quick) => {
     expectSuitePassed(await daplRun(['-n', String(n), ...launch, fixture('collectives'), ...(quick ? ['quick'] : [])], {}, KILL_AFTER_MS), n);
-  });
+  }, JOB_MS);
 });
 
 /** The channel device at fewer ranks (a non-power of two everywhere), every provider. */
@@ -56,7 +58,7 @@ describe.each([['base', 3], ['counters', 4], ['enhanced', 5]] as const)('MPI col
   }, 120_000);
 });
 
-describe('MPI collectives, more', () => {
+describe('MPI collectives, more', { timeout: JOB_MS }, () => {
   it('over tcp with one process per rank (4 processes)', async () => {
     expectSuitePassed(await daplRun(['-n', '4', fixture('collectives'), 'quick'], {}, KILL_AFTER_MS), 4);
   });
@@ -93,8 +95,8 @@ describe('MPI collectives, more', () => {
       return m!.slice(1).map(Number);
     };
     const [hw, sw] = await Promise.all([
-      daplRun(['-n', '8', '--provider', 'combuf', fixture('coll-extras'), 'timing']),
-      daplRun(['-n', '8', '--provider', 'combuf', fixture('coll-extras'), 'timing'], { DAPL_MPI_COLLECTIVES: 'software' }),
+      daplRun(['-n', '8', '--provider', 'combuf', fixture('coll-extras'), 'timing'], {}, KILL_AFTER_MS),
+      daplRun(['-n', '8', '--provider', 'combuf', fixture('coll-extras'), 'timing'], { DAPL_MPI_COLLECTIVES: 'software' }, KILL_AFTER_MS),
     ]);
     const [hwBarrier, hwBcast, hwB, swB, hwC, swC] = parse(hw);
     const [swBarrier, swBcast, hwB2, swB2, hwC2, swC2] = parse(sw);
@@ -111,7 +113,7 @@ describe('MPI collectives, more', () => {
     expectSuitePassed(ran, 16);
     const counts = passed(ran).map((l) => /hw barriers (\d+), hw bcasts (\d+)/.exec(l)!.slice(1).map(Number));
     for (const [barriers] of counts) expect(barriers).toBe(1); // world only: the split halves are not usable
-    const forced = await daplRun(['-n', '3', '--provider', 'ib', fixture('coll-extras'), 'timing'], { DAPL_MPI_COLLECTIVES: 'hardware' });
+    const forced = await daplRun(['-n', '3', '--provider', 'ib', fixture('coll-extras'), 'timing'], { DAPL_MPI_COLLECTIVES: 'hardware' }, KILL_AFTER_MS);
     expect(forced.code).not.toBe(0);
     expect(forced.stderr).toContain("mpi.collectives is 'hardware' but provider ib has no hw-collectives");
   });

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 export function benchOptions(program, help, options) {
   let values;
   try {
-    ({ values } = parseArgs({ options, allowPositionals: false }));
+    ({ values } = parseArgs({ args: normalisedArgs(options), options, allowPositionals: false }));
   } catch (error) {
     process.stderr.write(`${program}: ${error.message}; see --help\n`);
     process.exit(2);
@@ -27,4 +27,15 @@ export function benchOptions(program, help, options) {
     return values[option] === undefined ? undefined : Number(values[option]);
   };
   return { values, check, integer };
+}
+
+/**
+ * The command line with `-np N` (as MPICH's and Open MPI's users type it) read as `-n N` where -n is
+ * an option: parseArgs would read it as -n with the value "p".
+ */
+function normalisedArgs(options) {
+  const args = process.argv.slice(2);
+  const ranks = Object.entries(options).find(([, spec]) => spec.short === 'n');
+  if (ranks === undefined) return args;
+  return args.map((arg) => (arg === '-np' ? '-n' : arg.startsWith('-np=') ? `--${ranks[0]}=${arg.slice(4)}` : arg));
 }

@@ -21,6 +21,7 @@ export * from './container/index.js';
 export { RootLogger, LoggerFactory, Runtime, DatProvider, InterfaceAdapter, EndpointPreparer } from './container/tokens.js';
 export { SingletonRuntime, type SingletonRuntimeOptions } from './runtime/singleton-runtime.js';
 export { WallClock } from './runtime/wall-clock.js';
+export { DeclaredWaits, processWaits, type DeclaredWait, type WaitReport } from './runtime/declared-waits.js';
 export { createLocalJob, PMI_KEY_MAX, PMI_VALUE_MAX, type LocalJobOptions, type LocalWaitHook } from './runtime/local-job.js';
 export { resolveJobKey, JOB_KEY_KVS_KEY, GENERATED_JOB_KEY_BYTES } from './runtime/job-key.js';
 export { startConnections, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type Connections, type ConnectionsOptions } from './runtime/connections/index.js';

@@ -188,9 +188,17 @@ describe('in-process jobs: failures end the job as with processes', () => {
 
   it('the timeout ends a job that hangs: exit 124', async () => {
     rejections().length = 0;
-    const r = await run('misbehaves.mjs', ['hang'], { timeoutS: 0.2 });
+    // Long enough for the ranks to reach their waits on a loaded host: the rejections of those waits
+    // and the report of them are what this checks, not how soon the timeout fires.
+    const r = await run('misbehaves.mjs', ['hang'], { timeoutS: 3 });
     expect(r.code).toBe(124);
-    expect(launcherLines(r.stderr)).toEqual(['dapl run: the job did not finish within --timeout 0.2 s; stopping the 3 running ranks']);
+    const [first, ...report] = launcherLines(r.stderr);
+    expect(first).toBe('dapl run: the job did not finish within --timeout 3 s; stopping the 3 running ranks');
+    // Then what each running rank waits in: 0 and 2 in the second barrier, 1 in nothing it declares.
+    expect(report).toHaveLength(3);
+    expect(report[0]).toMatch(/^dapl run: rank 0 waits in runtime\.barrier\(\) for \d+\.\d s$/);
+    expect(report[1]).toBe('dapl run: rank 1 declares no wait (running, or blocked in something that does not declare its waits)');
+    expect(report[2]).toMatch(/^dapl run: rank 2 waits in runtime\.barrier\(\) for \d+\.\d s$/);
     expect(rejections().sort()).toEqual([`rank 0: ${DatStatus.ABORT}`, `rank 2: ${DatStatus.ABORT}`]);
   });
 

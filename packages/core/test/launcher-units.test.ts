@@ -151,7 +151,7 @@ describe('describeFailure and exitCodeOf', () => {
 });
 
 describe('rank environment', () => {
-  it('passes the parent environment, a fresh 32-byte job key, provider and config; drops an outer launcher\'s PMI variables', () => {
+  it('passes the parent environment, a fresh 32-byte job key, provider and config, and that the configuration was checked; drops an outer launcher\'s PMI variables', () => {
     const key = newJobKey();
     expect(decodeJobKey(key, 'test')).toHaveLength(32);
     expect(newJobKey()).not.toBe(key);
@@ -159,8 +159,8 @@ describe('rank environment', () => {
       { HOME: '/home/x', UNSET: undefined, PMI_PORT: 'h:1', PMI_ID: '2', PMI_FD: '9', DAPL_JOB_KEY: 'old' },
       { jobKey: key, provider: 'tcp', configFile: '/c/d.json' },
     );
-    expect(job).toEqual({ HOME: '/home/x', DAPL_JOB_KEY: key, DAPL_PROVIDER: 'tcp', DAPL_CONFIG: '/c/d.json' });
+    expect(job).toEqual({ HOME: '/home/x', DAPL_JOB_KEY: key, DAPL_CONFIG_CHECKED: '1', DAPL_PROVIDER: 'tcp', DAPL_CONFIG: '/c/d.json' });
     expect(rankEnvironment(job, 2, 4)).toEqual({ ...job, PMI_FD: '3', PMI_RANK: '2', PMI_SIZE: '4', MPI_LOCALNRANKS: '4', MPI_LOCALRANKID: '2' });
-    expect(jobEnvironment({ A: '1' }, { jobKey: key })).toEqual({ A: '1', DAPL_JOB_KEY: key });
+    expect(jobEnvironment({ A: '1' }, { jobKey: key })).toEqual({ A: '1', DAPL_JOB_KEY: key, DAPL_CONFIG_CHECKED: '1' });
   });
 });

@@ -91,6 +91,37 @@ describe('PmiServer replies as Hydra does', () => {
     expect(largest).toBe('cmd=put_result rc=0 msg=success');
   });
 
+  it('bounds the KVS (maxKvsKeys): a put of a new key beyond it is refused with rc=-1, the job goes on, and the keys in it can still be read and overwritten', async () => {
+    const { ranks, events } = rawJob(2, { maxKvsKeys: 2 });
+    const [r0, r1] = ranks;
+    await r0.say('cmd=put kvsname=kvs_t key=a value=1');
+    await r1.say('cmd=put kvsname=kvs_t key=b value=2');
+    expect((await r0.say('cmd=put kvsname=kvs_t key=c value=3')).at(-1)).toBe('cmd=put_result rc=-1 msg=the_KVS_is_full:_it_holds_its_limit_of_2_keys');
+    expect((await r0.say('cmd=put kvsname=kvs_t key=a value=4')).at(-1)).toBe('cmd=put_result rc=0 msg=success');
+    expect((await r1.say('cmd=get kvsname=kvs_t key=a')).at(-1)).toBe('cmd=get_result rc=0 msg=success value=4');
+    expect((await r1.say('cmd=get kvsname=kvs_t key=c')).at(-1)).toBe('cmd=get_result rc=-1 msg=key_c_not_found value=unknown');
+    expect(events).toEqual([]);
+  });
+
+  it('refuses a maxKvsKeys below 1, naming it', () => {
+    expect(() => new PmiServer({ size: 1, maxKvsKeys: 0 })).toThrow(/maxKvsKeys 0 is not an integer >= 1/);
+  });
+
+  it('answers the launcher\'s wait query: a rank\'s dapl_waits line reaches onWaits, also while it waits in a barrier', async () => {
+    const waits: unknown[] = [];
+    const { server, ranks } = rawJob(2, { onWaits: (rank, report) => waits.push([rank, report]) });
+    const [r0, r1] = ranks;
+    r0.stream.write('cmd=barrier_in\n');
+    expect(server.requestWaitReports()).toEqual([0, 1]);
+    await r0.replies.waitFor(1);
+    await r1.replies.waitFor(1);
+    expect(r0.replies.lines).toEqual(['cmd=dapl_report_waits']);
+    r0.stream.write(`cmd=dapl_waits waits=${encodeURIComponent(JSON.stringify([['MPI recv from rank 1 tag 9 (context 0)', 2.5]]))}\n`);
+    r1.stream.write('cmd=dapl_waits waits=not-json\n');
+    await expect.poll(() => waits.length).toBe(2);
+    expect(waits).toEqual([[0, [{ what: 'MPI recv from rank 1 tag 9 (context 0)', seconds: 2.5 }]], [1, undefined]]);
+  });
+
   it('holds barrier_out until every rank is in, keeps later replies in order, and reuses the barrier', async () => {
     const { ranks } = rawJob(3);
     for (let round = 0; round < 3; round++) {

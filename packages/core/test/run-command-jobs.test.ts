@@ -147,8 +147,12 @@ describe('dapl run with real ranks', () => {
   it('--timeout ends a job that never finishes: exit 124, no orphan', async () => {
     const r = await runJob(['-n', '2', '--timeout', '1.5'], 'forever.mjs');
     expect(r.code).toBe(124);
-    expect(r.stderr).toBe('dapl run: the job did not finish within --timeout 1.5 s; stopping the 2 running ranks\n');
-    expect(sortedLines(r.stdout)).toEqual(['rank 0 ready', 'rank 1 ready']);
+    const [first, ...report] = r.stderr.trimEnd().split('\n');
+    expect(first).toBe('dapl run: the job did not finish within --timeout 1.5 s; stopping the 2 running ranks');
+    // What each rank waits in: neither declares a wait. On a loaded host a rank may not have reached
+    // PMI (nor printed) by the deadline: the timeout is the mechanism under test, not the ranks' speed.
+    for (const line of report) expect(line).toMatch(/^dapl run: rank [01] (declares no wait|did not answer within 1 s)/);
+    for (const line of sortedLines(r.stdout)) expect(['rank 0 ready', 'rank 1 ready']).toContain(line);
     expect(processesWith(r.marker)).toEqual([]);
   });
 });
@@ -165,7 +169,8 @@ describe('the dapl executable', () => {
     const marker = `marker-${randomUUID()}`;
     const r = await runBin(['-n', '2', fixture('forever.mjs'), marker], { signalWhenReady: { signal: 'SIGTERM', readyLines: 2 } });
     expect(r.code).toBe(143);
-    expect(r.stderr).toMatch(/^dapl run: received SIGTERM after \d+\.\d\d s; forwarding it to the 2 running ranks\n$/);
+    // Both ranks had printed "ready" (after PMI init) before the signal: each answers what it waits in.
+    expect(r.stderr).toMatch(/^dapl run: received SIGTERM after \d+\.\d\d s; forwarding it to the 2 running ranks\n(dapl run: rank [01] declares no wait \(running, or blocked in something that does not declare its waits\)\n){2}$/);
     expect(processesWith(marker)).toEqual([]);
   });
 });
@@ -181,8 +186,8 @@ function runBin(runArgs: string[], options: BinOptions): Promise<Omit<Run, 'mark
     const child = spawn(process.execPath, [bin, 'run', ...runArgs], { cwd: here, env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     const limit = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`dapl run ${runArgs.join(' ')} did not end within 20 s`));
-    }, 20_000);
+      reject(new Error(`dapl run ${runArgs.join(' ')} did not end within 120 s`));
+    }, 120_000);
     let stdout = '';
     let stderr = '';
     let signalled = false;

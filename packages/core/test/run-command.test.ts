@@ -160,7 +160,7 @@ function runBin(argv: string[], cwd: string): Promise<Run> {
     const env = { ...process.env };
     delete env.DAPL_PROVIDER;
     delete env.DAPL_CONFIG;
-    execFile(process.execPath, [bin, ...argv], { cwd, env, timeout: 20_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...argv], { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
     });
   });

@@ -31,6 +31,7 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
     const highWaterMark: object = { writableHighWaterMark: writeBufferBytes };
     const reader = new ReadBuffer();
     const socket = netConnect({ host: address, port: connQual, ...keepAliveOptions(this.ia.params), onread: reader.onread, ...highWaterMark });
+    this.ia.trackHandle(socket);
     let connected = false;
     socket.once('connect', () => {
       connected = true;

@@ -1,10 +1,11 @@
-import { createServer, isIP } from 'node:net';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
 import { DatError, DatStatus, type EndpointAttributes } from '@dapl/core';
 import { IaBase, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
 import { BusyPoll } from './busy-poll.js';
 import type { ConnectionOptions } from './connection.js';
 import { TcpEndpoint } from './ep.js';
 import { keepAliveOptions, probeIntervalMs, type TcpParameters } from './params.js';
+import { ProcessHandles } from './process-handles.js';
 import { TcpPsp } from './psp.js';
 
 const HOST_NAME = /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
@@ -14,6 +15,11 @@ export class TcpIa extends IaBase {
   /** One poller for all of the IA's connections (`tcp.busyPoll`, `tcp.pollUs`). */
   readonly busyPoll: BusyPoll;
   readonly #connectionOptions: ConnectionOptions;
+  /** The IA's listeners and sockets, so `keepProcessAlive(false)` can unref them (and those opened later). */
+  readonly #handles = new ProcessHandles();
+  /** Accepted connections not yet authenticated (see `admitUnauthenticated`). */
+  #unauthenticated = 0;
+  #warnedFull = false;
 
   constructor(
     init: IaBaseInit,
@@ -31,6 +37,37 @@ export class TcpIa extends IaBase {
   /** The kit's counters plus the busy poller's: its window in µs (0: it never polls) and the loop turns it has spent. */
   override counters(): Readonly<Record<string, number>> {
     return { ...super.counters(), busyPollUs: this.busyPoll.windowUs, busyPollTurns: this.busyPoll.turns };
+  }
+
+  /**
+   * Admit one more connection that has not authenticated yet (false beyond `maxUnauthenticated`:
+   * the caller closes it, and it is counted); `release` when it authenticates or goes.
+   */
+  admitUnauthenticated(): { release(): void } | undefined {
+    if (this.#unauthenticated >= this.params.maxUnauthenticated) {
+      this.count('refusedUnauthenticated');
+      if (!this.#warnedFull) this.logger.warn({ limit: this.params.maxUnauthenticated }, 'tcp.maxUnauthenticated connections are waiting to authenticate: closing further ones until some do');
+      this.#warnedFull = true;
+      return undefined;
+    }
+    this.#unauthenticated++;
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#unauthenticated--;
+      },
+    };
+  }
+
+  keepProcessAlive(alive: boolean): void {
+    this.#handles.keepAlive(alive);
+  }
+
+  /** Track a listener or socket of this IA (see `keepProcessAlive`). */
+  trackHandle(handle: Server | Socket): void {
+    this.#handles.track(handle);
   }
 
   connectionOptions(): ConnectionOptions {
@@ -58,6 +95,7 @@ export class TcpIa extends IaBase {
         else if (err.code === 'EACCES') reject(new DatError(DatStatus.PRIVILEGES_VIOLATION, `not permitted to listen on port ${connQual}`, { argument: 'connQual' }));
         else reject(new DatError(DatStatus.INSUFFICIENT_RESOURCES, `cannot listen on ${this.address}:${connQual ?? 0}: ${err.message}`, { argument: 'connQual', cause: err }));
       });
+      this.trackHandle(server);
       server.listen({ host: this.params.interface, port: connQual ?? 0, exclusive: true }, () => {
         server.removeAllListeners('error');
         server.on('error', (err) => this.logger.warn({ err }, 'listener error'));

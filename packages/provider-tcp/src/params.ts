@@ -10,6 +10,14 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
     help: "address to listen on and to advertise to peers (an IP address or host name); auto: 127.0.0.1 while every rank of the job is on this host, else the address of the interface that reaches the launcher's host (its first non-loopback IPv4 address when the launcher does not say where it is)",
   },
   { name: 'connectTimeoutMs', type: 'integer', default: 10_000, min: 1, max: 600_000, help: 'default time an active connect may take before connection-timed-out' },
+  {
+    name: 'maxUnauthenticated',
+    type: 'integer',
+    default: 1024,
+    min: 1,
+    max: 65_536,
+    help: 'connections an IA holds before they authenticate (each holds a read buffer for up to handshakeTimeoutMs); one beyond it is closed at once (counter refusedUnauthenticated). Peers authenticate in their first round trip, so a job of up to this many ranks never meets it',
+  },
   { name: 'handshakeTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'time a client has to authenticate before the server drops it' },
   { name: 'copyThreshold', type: 'integer', default: 4096, min: 0, max: 65_536, help: 'payloads up to this size are copied into the coalescing output buffer; larger ones are written from the caller\'s memory' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
@@ -36,6 +44,7 @@ export interface TcpParameters {
   readonly interface: string;
   readonly connectTimeoutMs: number;
   readonly handshakeTimeoutMs: number;
+  readonly maxUnauthenticated: number;
   readonly copyThreshold: number;
   readonly maxMessageSize: number;
   readonly writeBufferBytes: number;

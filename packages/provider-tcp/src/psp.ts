@@ -20,15 +20,23 @@ export class TcpPsp extends PspBase {
       accepted.destroy();
       return;
     }
+    // Before any buffer is given to it: an unauthenticated connection is anybody's.
+    const admitted = this.ia.admitUnauthenticated();
+    if (admitted === undefined) {
+      accepted.destroy();
+      return;
+    }
     const reader = new ReadBuffer();
     const adopted = adoptAccepted(accepted, reader, this.ia.params.writeBufferBytes);
     const socket = adopted ?? accepted;
+    this.ia.trackHandle(socket);
     const { handshakeTimeoutMs } = this.ia.params;
     const timer = setTimeout(() => conn.destroy(), handshakeTimeoutMs);
     timer.unref();
     const conn: TcpConnection = new TcpConnection(socket, 'server', this.ia.connectionOptions(), {
       hello: (hello) => {
         clearTimeout(timer);
+        admitted.release();
         if (hello.connQual !== this.connQual) {
           conn.destroy();
           return;
@@ -39,6 +47,7 @@ export class TcpPsp extends PspBase {
       },
       closed: () => {
         clearTimeout(timer);
+        admitted.release();
         this.pending.delete(conn);
       },
     }, (d) => this.ia.adjustBuffered(d), adopted === undefined ? undefined : reader);

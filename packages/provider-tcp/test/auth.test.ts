@@ -5,7 +5,7 @@ import { type DatEvent, type EventDispatcher, type InterfaceAdapter, type Public
 import { isFrameError } from '@dapl/core/provider-kit';
 import { tcpProvider } from '../src/index.js';
 import { RawClient } from './raw-client.js';
-import { acceptProof, decodeHello, encodeChallenge, encodeFrame, encodeHello, encodeReject, FrameType, HEADER_SIZE, newNonce, rejectProof } from '../src/wire/index.js';
+import { acceptProof, decodeChallenge, decodeHello, helloProof, encodeChallenge, encodeFrame, encodeHello, encodeReject, FrameType, HEADER_SIZE, newNonce, rejectProof } from '../src/wire/index.js';
 
 const jobKey = randomBytes(32);
 
@@ -93,6 +93,33 @@ describe('tcp: connections are authenticated before any connection-request event
     const sep = s.ia.createEp(s.ia.createPz(), { recv: s.evd, request: s.evd, connect: s.evd });
     cr.request.accept(sep);
     expect((await cevd.wait({ timeoutMs: 2000 })).type).toBe('connection-established');
+  });
+
+  it('connections waiting to authenticate are capped (tcp.maxUnauthenticated): one beyond is closed at once and counted; the job\'s clients still get in', async () => {
+    const s = await server({ maxUnauthenticated: 3 });
+    const held: { raw: RawClient; challenge: Buffer }[] = [];
+    for (let i = 0; i < 3; i++) {
+      const raw = await RawClient.open(s.ia.address, s.psp.connQual);
+      const header = await raw.read(HEADER_SIZE); // the server's challenge: it has admitted this one
+      held.push({ raw, challenge: await raw.read(header.readUInt32LE(4)) });
+    }
+    const beyond = await RawClient.open(s.ia.address, s.psp.connQual);
+    await beyond.closed;
+    expect(s.ia.counters().refusedUnauthenticated).toBe(1);
+    // The held ones authenticate (they are the job's): each frees its place and raises its CR.
+    for (const { raw, challenge } of held) {
+      const decoded = decodeChallenge(challenge);
+      if (isFrameError(decoded)) throw new Error(decoded.message);
+      const clientNonce = newNonce();
+      const proof = helloProof(jobKey, decoded.serverNonce, clientNonce);
+      raw.write(encodeFrame({ type: FrameType.HELLO }, encodeHello({ clientNonce, proof, connQual: s.psp.connQual, address: '127.0.0.1', privateData: new Uint8Array(0) })));
+    }
+    for (let i = 0; i < 3; i++) expect((await s.evd.wait({ timeoutMs: 5000 })).type).toBe('connection-request');
+    const late = await RawClient.open(s.ia.address, s.psp.connQual);
+    await late.handshake(jobKey, s.psp.connQual);
+    expect((await s.evd.wait({ timeoutMs: 5000 })).type).toBe('connection-request');
+    expect(s.ia.counters().refusedUnauthenticated).toBe(1);
+    for (const raw of [...held.map((h) => h.raw), late]) raw.destroy();
   });
 
   describe('the server\'s answer is authenticated too', () => {

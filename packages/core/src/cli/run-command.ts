@@ -5,6 +5,7 @@ import { DatStatus } from '../dat/status.js';
 import { loadLibrarySections } from '../config/library-sections.js';
 import { packageName } from '../registry/import-module.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
+import { configurationWarnings } from '../registry/configuration-warnings.js';
 import { createRootLogger } from '../logging/root-logger.js';
 import type { CliCommand } from './cli-types.js';
 import { RUN_EXIT_CODE_HELP, RunExitCode } from '../launcher/exit-codes.js';
@@ -44,9 +45,17 @@ const RUN_DESCRIPTION = [
   '  MPI_LOCALNRANKS=<N> MPI_LOCALRANKID=<rank>  ranks on this host and this one\'s index, as Hydra sets',
   '                                      them (tcp busy-polls by default only when N <= the host\'s CPUs)',
   '  DAPL_JOB_KEY=<64 hex digits>        a fresh random 32-byte job secret, the same for every rank',
+  '  DAPL_CONFIG_CHECKED=1               dapl run has warned about DAPL_* variables and config keys',
+  '                                      nothing declares (with the closest declared name); ranks do not repeat it',
   '  DAPL_PROVIDER=<KEY>                 with --provider',
   '  DAPL_CONFIG=<absolute path>         with --config',
   '(PMI_PORT and PMI_ID from an outer launcher are removed.)',
+  '',
+  'What a stuck job waits in: on --timeout, SIGINT, SIGTERM and SIGHUP, dapl run first asks every running',
+  'rank what it is blocked in (the waits MPI, FMPL and the runtime declare) and prints one line each, e.g.',
+  '  dapl run: rank 0 waits in MPI recv from rank 1 tag 9 (context 0) for 12.0 s',
+  '  dapl run: rank 1 waits in MPI barrier on world for 12.0 s',
+  'then stops them (a rank that does not answer within 1 s is named as such).',
   '',
   'SIGINT, SIGTERM and SIGHUP sent to dapl run are forwarded to every rank; a second one kills them.',
   'When nobody reads its output any more (dapl run ... | head), the job is stopped as by SIGPIPE.',
@@ -137,6 +146,8 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
         const problem = library.check?.(values, provider.name, provider.capabilities);
         if (problem !== undefined) throw new DatError(DatStatus.INVALID_PARAMETER, `${owner}: ${problem}`);
       }
+      // What no rank would stop on but is most likely a typo: said once, here, for the whole job.
+      for (const warning of await configurationWarnings(config, registry)) io.stderr.write(`dapl run: warning: ${warning}\n`);
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;
       const notRunnable = await programFileProblem(request.program);

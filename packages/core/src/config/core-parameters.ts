@@ -41,6 +41,8 @@ export const CONFIG_FILE_ENV = 'DAPL_CONFIG';
 export const JOB_KEY_ENV = 'DAPL_JOB_KEY';
 /** `1`: a simulated job ends with its virtual end time and event rate on stderr. */
 export const SIM_REPORT_ENV = 'DAPL_SIM_REPORT';
+/** `1`: the launcher (`dapl run`) has warned about the configuration; its ranks need not repeat it. */
+export const CONFIG_CHECKED_ENV = 'DAPL_CONFIG_CHECKED';
 /** `1`: conformance cases a provider cannot run fail instead of being skipped. */
 export const CONFORMANCE_STRICT_ENV = 'DAPL_CONFORMANCE_STRICT';
 /** `1` or `2`: speak that PMI version whatever the launcher offers (`auto` or unset: choose; runtime/pmi/pmi-version.ts). */
@@ -49,5 +51,5 @@ export const PMI_VERSION_ENV = 'DAPL_PMI_VERSION';
  * Every `DAPL_` variable core reads that is not a setting of a section: never a provider's setting,
  * whatever the provider is called (one named `job` would otherwise claim `DAPL_JOB_KEY`).
  */
-export const CORE_VARIABLES: ReadonlySet<string> = new Set([CONFIG_FILE_ENV, JOB_KEY_ENV, SIM_REPORT_ENV, CONFORMANCE_STRICT_ENV, PMI_VERSION_ENV]);
+export const CORE_VARIABLES: ReadonlySet<string> = new Set([CONFIG_FILE_ENV, JOB_KEY_ENV, SIM_REPORT_ENV, CONFORMANCE_STRICT_ENV, PMI_VERSION_ENV, CONFIG_CHECKED_ENV]);
 export const DAT_OVERRIDE_ENV = 'DAT_OVERRIDE';

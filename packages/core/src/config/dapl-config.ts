@@ -160,6 +160,11 @@ export class DaplConfig {
     throw new DatError(DatStatus.INVALID_PARAMETER, `${owner} has no setting ${describeUnknownKeys(unknown)}; it declares: ${known}`, { argument: unknown[0].key });
   }
 
+  /** The sections the config file sets (`"mpi": {…}`), in file order; none without a file. */
+  fileSections(): string[] {
+    return [...(this.#file?.sections.keys() ?? [])];
+  }
+
   /** Keys set for `section` (in the file, the environment or flags) that none of `specs` declares. */
   unknownKeys(section: string, specs: readonly ParameterSpec[]): UnknownKey[] {
     const declared = new Set(specs.map((s) => s.name));

@@ -7,3 +7,4 @@ export * from './job-key.js';
 export * from './dat-conf.js';
 export * from './dapl-config.js';
 export * from './library-sections.js';
+export * from './config-warnings.js';

@@ -64,4 +64,11 @@ export interface InterfaceAdapter {
   extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined;
   /** Breaks every connection, flushes pending DTOs, releases everything. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Whether the IA's sockets and listeners alone keep the process running (true, as any Node socket,
+   * until told otherwise). An upper library that holds the process itself while it waits (through
+   * `Runtime.declareWait`) sets false, so that a program whose code has ended can exit — MPI does,
+   * to finalize at exit. Optional: providers without such handles (simulated ones) leave it out.
+   */
+  keepProcessAlive?(alive: boolean): void;
 }

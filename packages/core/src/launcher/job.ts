@@ -7,6 +7,8 @@ import { describeFailure, type JobFailure, type JobOutcome } from './job-outcome
 import { LineForwarder } from './line-forwarder.js';
 import type { CreatePmiServer, LauncherPmiServer } from './pmi-server-port.js';
 import { rankEnvironment } from './rank-environment.js';
+import { describeRankWaits, WAIT_REPORT_MS, type RankWaits } from './wait-report.js';
+import type { WaitReport } from '../runtime/declared-waits.js';
 import type { RankExit, RankProcess, SpawnRank } from './rank-process.js';
 
 /** Between SIGTERM and SIGKILL when the job is stopped: all ranks are gone well within 2 s of a failure. */
@@ -30,6 +32,11 @@ export interface JobSpec {
   readonly timeoutMs?: number;
   /** Default `DEFAULT_GRACE_MS`. */
   readonly graceMs?: number;
+  /**
+   * On --timeout and on an interrupt, first ask the running ranks what they wait for and print it
+   * (default true).
+   */
+  readonly reportWaits?: boolean;
   /** Forwarded to rank 0's stdin; without it rank 0 gets none. */
   readonly stdin?: Readable;
 }
@@ -78,6 +85,8 @@ export class Job {
   #failure: JobFailure | undefined;
   #timers: LauncherTimer[] = [];
   #allDone: () => void = () => undefined;
+  /** Set while the ranks' wait reports are being collected. */
+  #onWaits: ((rank: number, waits: WaitReport[] | undefined) => void) | undefined;
 
   constructor(spec: JobSpec, collaborators: JobCollaborators) {
     this.#spec = spec;
@@ -97,6 +106,7 @@ export class Job {
       onProtocolError: (rank, message) => this.#end({ kind: 'protocol-error', rank, message, atMs: this.#elapsed(), running: this.#running(rank) }),
       onFinalize: (rank) => this.#withRank(rank, (r) => (r.finalized = true)),
       onDisconnect: (rank) => this.#withRank(rank, (r) => (r.disconnected = !r.finalized)),
+      onWaits: (rank, waits) => this.#onWaits?.(rank, waits),
     });
     this.#server = server;
     this.#spawning = true;
@@ -204,6 +214,38 @@ export class Job {
     if (this.#failure !== undefined) return;
     this.#failure = failure;
     this.#c.stderr.write(describeFailure(failure));
+    const stuck = failure.kind === 'timed-out' || failure.kind === 'interrupted';
+    if (stuck && this.#spec.reportWaits !== false && this.#server?.requestWaitReports !== undefined) {
+      void this.#reportWaits().then(() => this.#stop(failure));
+    } else {
+      this.#stop(failure);
+    }
+  }
+
+  /**
+   * Ask the ranks still running what they wait for, and print their answers (those that do not
+   * answer within `WAIT_REPORT_MS` are named too). A second interrupt meanwhile kills them at once.
+   */
+  async #reportWaits(): Promise<void> {
+    const answers = new Map<number, RankWaits>();
+    const asked = new Set(this.#server!.requestWaitReports!());
+    const live = this.#ranks.filter((r) => r.exit === undefined && r.spokePmi && asked.has(r.rank));
+    if (live.length === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = this.#c.clock.after(WAIT_REPORT_MS, resolve);
+      this.#onWaits = (rank, waits) => {
+        answers.set(rank, waits ?? 'malformed');
+        if (live.every((r) => answers.has(r.rank) || r.exit !== undefined)) {
+          timer.cancel();
+          resolve();
+        }
+      };
+    });
+    this.#onWaits = undefined;
+    for (const r of live) if (r.exit === undefined || answers.has(r.rank)) this.#c.stderr.write(describeRankWaits(r.rank, answers.get(r.rank) ?? 'no-answer'));
+  }
+
+  #stop(failure: JobFailure): void {
     this.#signalLive(failure.kind === 'interrupted' ? failure.signal : 'SIGTERM');
     this.#timers.push(this.#c.clock.after(this.#spec.graceMs ?? DEFAULT_GRACE_MS, () => this.#signalLive('SIGKILL')));
     for (const r of this.#ranks) this.#settle(r);

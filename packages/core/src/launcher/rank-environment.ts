@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Environment } from '../config/dapl-config.js';
-import { CONFIG_FILE_ENV, JOB_KEY_ENV, PROVIDER_PARAMETER } from '../config/core-parameters.js';
+import { CONFIG_CHECKED_ENV, CONFIG_FILE_ENV, JOB_KEY_ENV, PROVIDER_PARAMETER } from '../config/core-parameters.js';
 import { encodeJobKey } from '../config/job-key.js';
 import { environmentName } from '../config/parameter-keys.js';
 import { LOCAL_RANKS_ENV, LOCAL_RANK_ENV } from '../runtime/local-processes.js';
@@ -33,6 +33,7 @@ export function jobEnvironment(parent: Environment, options: JobEnvironmentOptio
   for (const [name, value] of Object.entries(parent)) if (value !== undefined) env[name] = value;
   for (const name of FOREIGN_PMI_VARIABLES) delete env[name];
   env[JOB_KEY_ENV] = options.jobKey;
+  env[CONFIG_CHECKED_ENV] = '1';
   if (options.provider !== undefined) env[environmentName(PROVIDER_PARAMETER.section, PROVIDER_PARAMETER.spec.name)] = options.provider;
   if (options.configFile !== undefined) env[CONFIG_FILE_ENV] = options.configFile;
   return env;

@@ -11,7 +11,7 @@ import type { IaBase } from './ia-base.js';
 import { iovLength, takeIov } from './iov.js';
 import type { KitPz } from './memory.js';
 import { notSupported } from './not-supported.js';
-import { describe, optionalBoolean, requireBytes, requireInteger, requireObject } from './validate.js';
+import { describe, optionalBoolean, requireBytes, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
 export type RequestOp = 'send' | 'rdma-write' | 'rdma-write-immediate' | 'rdma-read';
 
@@ -111,6 +111,7 @@ export abstract class EndpointBase implements Endpoint {
     const [lo, hi] = this.ia.limits.connQualRange;
     requireInteger(connQual, 'connQual', lo, hi);
     requireObject(options, 'options');
+    requireOptionKeys(options, CONNECT_KEYS, 'connect');
     const privateData = requireBytes(options.privateData ?? EMPTY, 'options.privateData', this.ia.limits.maxPrivateData);
     const timeoutMs = requireInteger(options.timeoutMs ?? this.ia.defaultConnectTimeoutMs, 'options.timeoutMs', 1, 2 ** 31 - 1);
     this.apply('connect');
@@ -121,6 +122,7 @@ export abstract class EndpointBase implements Endpoint {
   disconnect(options: { readonly abrupt?: boolean } = {}): void {
     this.ia.checkOpen('disconnect');
     requireObject(options, 'options');
+    requireOptionKeys(options, DISCONNECT_KEYS, 'disconnect');
     const abrupt = optionalBoolean(options.abrupt, 'options.abrupt');
     const state = this.epState;
     const next = transitionEp(state, 'disconnect');
@@ -139,7 +141,7 @@ export abstract class EndpointBase implements Endpoint {
 
   postSend(iov: Iov, cookie: unknown, options?: PostOptions): void {
     this.checkPostable('postSend');
-    const flags = postFlags(options);
+    const flags = postFlags(options, POST_KEYS, 'postSend');
     const taken = takeIov(iov, 'iov', this.pz, MemAccess.LOCAL_READ, this.attributes.maxRequestIov);
     const length = iovLength(taken);
     this.checkLength(length, this.ia.limits.maxMessageSize, 'maxMessageSize');
@@ -163,7 +165,7 @@ export abstract class EndpointBase implements Endpoint {
 
   postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options: RdmaWriteOptions = {}): void {
     this.checkPostable('postRdmaWrite');
-    const flags = postFlags(options);
+    const flags = postFlags(options, RDMA_WRITE_KEYS, 'postRdmaWrite');
     const withImmediate = options.immediate !== undefined;
     this.requireCapability(withImmediate ? 'rdma-write-immediate' : 'rdma-write', 'postRdmaWrite');
     const immediate = withImmediate ? requireInteger(options.immediate, 'options.immediate', 0, 0xffffffff) : 0;
@@ -175,7 +177,7 @@ export abstract class EndpointBase implements Endpoint {
 
   postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: PostOptions): void {
     this.checkPostable('postRdmaRead');
-    const flags = postFlags(options) & ~POST_LOCAL;
+    const flags = postFlags(options, POST_KEYS, 'postRdmaRead') & ~POST_LOCAL;
     this.requireCapability('rdma-read', 'postRdmaRead');
     const taken = takeIov(iov, 'iov', this.pz, MemAccess.LOCAL_WRITE, this.attributes.maxRequestIov);
     const length = iovLength(taken);
@@ -358,10 +360,16 @@ function completion(
 const POST_SUPPRESS = 1;
 const POST_LOCAL = 2;
 
-/** The completion flags of a request posted with `options`. */
-function postFlags(options: PostOptions | undefined): number {
+const CONNECT_KEYS: readonly string[] = ['privateData', 'timeoutMs'];
+const DISCONNECT_KEYS: readonly string[] = ['abrupt'];
+const POST_KEYS: readonly string[] = ['suppressCompletion', 'localCompletion'];
+const RDMA_WRITE_KEYS: readonly string[] = [...POST_KEYS, 'immediate'];
+
+/** The completion flags of a request posted with `options` (only `allowed` keys: see `requireOptionKeys`). */
+function postFlags(options: PostOptions | undefined, allowed: readonly string[], call: string): number {
   if (options === undefined) return 0;
   requireObject(options, 'options');
+  requireOptionKeys(options, allowed, call);
   return (optionalBoolean(options.suppressCompletion, 'options.suppressCompletion') ? POST_SUPPRESS : 0) | (optionalBoolean(options.localCompletion, 'options.localCompletion') ? POST_LOCAL : 0);
 }
 

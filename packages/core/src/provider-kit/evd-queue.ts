@@ -4,7 +4,7 @@ import type { DatEvent } from '../dat/events.js';
 import type { EventDispatcher, EvdNotify, EvdWaitOptions } from '../dat/evd.js';
 import { defer } from '../util/defer.js';
 import { Fifo } from '../util/fifo.js';
-import { describe, requireFunction, requireInteger } from './validate.js';
+import { describe, requireFunction, requireInteger, requireOptionKeys } from './validate.js';
 import type { IaBase } from './ia-base.js';
 
 interface Waiter {
@@ -85,6 +85,7 @@ export class EvdQueue implements EventDispatcher {
     if (typeof options !== 'object' || options === null) {
       throw new DatError(DatStatus.INVALID_PARAMETER, `options must be an object { timeoutMs?, signal? }, got ${describe(options)}`, { argument: 'options' });
     }
+    requireOptionKeys(options, ['timeoutMs', 'signal'], 'evd.wait');
     const { timeoutMs, signal } = options;
     if (timeoutMs !== undefined) requireInteger(timeoutMs, 'timeoutMs', 0, 2 ** 31 - 1);
     if (signal !== undefined && !(signal instanceof AbortSignal)) {

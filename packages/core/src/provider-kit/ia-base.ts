@@ -12,7 +12,7 @@ import { EvdQueue } from './evd-queue.js';
 import { KitPz } from './memory.js';
 import type { PspBase } from './psp-base.js';
 import { RmrTable } from './rmr-table.js';
-import { describe, requireHandle, requireInteger, requireObject } from './validate.js';
+import { describe, requireHandle, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
 export interface IaBaseInit {
   readonly provider: DatProvider;
@@ -36,6 +36,8 @@ const ENDPOINT_DEFAULT_DTOS = 1024;
  * What every provider's IA shares: object creation with argument checks, the RMR table,
  * counters, extension lookup, and close(). A provider fills `listen`, `newEndpoint`, `shutdown`.
  */
+const ENDPOINT_ATTRIBUTE_KEYS: readonly string[] = ['maxRecvDtos', 'maxRequestDtos', 'maxRecvIov', 'maxRequestIov'];
+
 export abstract class IaBase implements InterfaceAdapter {
   readonly provider: DatProvider;
   readonly name: string;
@@ -114,6 +116,7 @@ export abstract class IaBase implements InterfaceAdapter {
   createEvd(options: EvdOptions = {}): EvdQueue {
     this.checkOpen('createEvd');
     requireObject(options, 'options');
+    requireOptionKeys(options, ['queueDepth'], 'createEvd');
     const depth = requireInteger(options.queueDepth ?? this.defaultEvdDepth, 'options.queueDepth', 1, this.limits.maxEvdQueueDepth);
     const evd = new EvdQueue(this, depth);
     this.evds.add(evd);
@@ -142,6 +145,7 @@ export abstract class IaBase implements InterfaceAdapter {
       connect: this.requireEvd(evds.connect, 'evds.connect'),
     };
     requireObject(attributes, 'attributes');
+    requireOptionKeys(attributes, ENDPOINT_ATTRIBUTE_KEYS, 'createEp', 'attributes');
     const l = this.limits;
     const attrs: EndpointAttributes = {
       maxRecvDtos: requireInteger(attributes.maxRecvDtos ?? Math.min(ENDPOINT_DEFAULT_DTOS, l.maxRecvDtos), 'attributes.maxRecvDtos', 1, l.maxRecvDtos),

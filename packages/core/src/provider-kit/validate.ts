@@ -61,3 +61,15 @@ export function requireHandle<T extends { readonly freed: boolean }>(
   }
   return value;
 }
+
+/**
+ * DAT_INVALID_PARAMETER naming a key of `options` that `call` does not take, and the keys it takes:
+ * a misspelt option (`{ timeoutMS }`) must not pass as if none were given. Undefined values are
+ * ignored (a spread of optional settings).
+ */
+export function requireOptionKeys(options: object, allowed: readonly string[], call: string, argument = 'options'): void {
+  for (const key in options) {
+    if (allowed.includes(key) || (options as Record<string, unknown>)[key] === undefined) continue;
+    throw invalidParameter(`${argument}.${key}`, `is not an option of ${call}; it takes ${allowed.join(', ')}`);
+  }
+}

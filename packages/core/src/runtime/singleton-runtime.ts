@@ -1,5 +1,6 @@
 import { DatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
+import { processWaits } from './declared-waits.js';
 import type { Clock, Runtime } from './runtime.js';
 import { WallClock } from './wall-clock.js';
 
@@ -50,6 +51,11 @@ export class SingletonRuntime implements Runtime {
 
   async barrier(): Promise<void> {
     this.#checkLive('barrier');
+  }
+
+  /** Holds the process while pending (see `DeclaredWaits`): a library that unrefs its sockets still waits. */
+  declareWait<T>(what: string, promise: Promise<T>): Promise<T> {
+    return processWaits.declare(what, promise);
   }
 
   async abort(code: number, message: string): Promise<never> {

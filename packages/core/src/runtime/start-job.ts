@@ -1,6 +1,9 @@
 import type { Container, ContainerModule } from 'inversify';
 import type { Logger } from 'pino';
+import { CONFIG_CHECKED_ENV } from '../config/core-parameters.js';
 import { DaplConfig } from '../config/dapl-config.js';
+import { configurationWarnings } from '../registry/configuration-warnings.js';
+import { createProviderRegistry } from '../registry/create-provider-registry.js';
 import { closeContainer, createContainer } from '../container/create-container.js';
 import { EndpointPreparer, InterfaceAdapter, RootLogger } from '../container/tokens.js';
 import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
@@ -58,6 +61,8 @@ export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> 
   const logger = container.get<Logger>(RootLogger);
   const prepare = endpointPreparation(container, options.connections?.prepare);
   const connections = await startConnections(ia, runtime, { logger, ...options.connections, prepare });
+  // Started without `dapl run` (plain node, mpiexec): rank 0 warns about likely typos, once for the job.
+  if (context === undefined && runtime.rank === 0 && config.env[CONFIG_CHECKED_ENV] !== '1') void warnAboutConfiguration(config, logger);
   let finished: Promise<void> | undefined;
   return {
     rank: runtime.rank,
@@ -68,16 +73,39 @@ export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> 
     container,
     logger,
     finish() {
-      finished ??= (async () => {
+      finished ??= closeAll([
         // Nobody closes while a peer may still be writing into its memory.
-        await runtime.barrier();
-        await connections.close();
-        await closeContainer(container);
-        await runtime.finalize();
-      })();
+        () => runtime.barrier(),
+        // Every close runs whatever failed before it (a peer that closed its PMI socket fails the
+        // barrier): a rank left with an open socket would never exit, nor its `dapl run`.
+        () => connections.close(),
+        () => closeContainer(container),
+        () => runtime.finalize(),
+      ]);
       return finished;
     },
   };
+}
+
+async function warnAboutConfiguration(config: DaplConfig, logger: Logger): Promise<void> {
+  try {
+    for (const warning of await configurationWarnings(config, await createProviderRegistry(config))) logger.warn(warning);
+  } catch (error) {
+    logger.debug({ err: error }, 'the configuration could not be checked for typos');
+  }
+}
+
+/** Run every step in order, whatever fails; rejects with the first failure once all have run. */
+async function closeAll(steps: readonly (() => Promise<void>)[]): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= { error };
+    }
+  }
+  if (failure !== undefined) throw failure.error;
 }
 
 /** The `prepare` hooks of the options and of every module that binds `EndpointPreparer`, as one. */

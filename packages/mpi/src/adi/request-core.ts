@@ -2,6 +2,13 @@ import type { MpiError } from '../api/errors.js';
 import type { Status } from '../api/status.js';
 
 /**
+ * What holds the process while somebody awaits a request: set by a rank that is the whole process
+ * (it lets its sockets go so that it can finalize at exit; see api/finalize-at-exit.ts), so that a
+ * wait no call declared — inside a collective, or a library built on requests — still keeps it alive.
+ */
+export const requestWaitHold: { hold: (() => void) | undefined; release: (() => void) | undefined } = { hold: undefined, release: undefined };
+
+/**
  * The state every request shares (MPICH's MPIR_Request): complete or not, its status or error,
  * and whoever waits. The promise is made only when someone waits, so a request that completes
  * before anyone asks costs no promise.
@@ -26,7 +33,10 @@ export class RequestCore {
     if (this.done) return;
     this.done = true;
     this.status = status;
-    this.#resolve?.(status);
+    if (this.#resolve !== undefined) {
+      this.#resolve(status);
+      requestWaitHold.release?.();
+    }
     this.#notify();
   }
 
@@ -34,17 +44,23 @@ export class RequestCore {
     if (this.done) return;
     this.done = true;
     this.error = error;
-    this.#reject?.(error);
+    if (this.#reject !== undefined) {
+      this.#reject(error);
+      requestWaitHold.release?.();
+    }
     this.#notify();
   }
 
   /** The outcome: resolves with the status, rejects with the error. */
   wait(): Promise<Status> {
     if (this.done) return this.error === undefined ? Promise.resolve(this.status!) : Promise.reject(this.error);
-    this.#promise ??= new Promise<Status>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
+    if (this.#promise === undefined) {
+      this.#promise = new Promise<Status>((resolve, reject) => {
+        this.#resolve = resolve;
+        this.#reject = reject;
+      });
+      requestWaitHold.hold?.();
+    }
     return this.#promise;
   }
 

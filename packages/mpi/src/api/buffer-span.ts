@@ -16,6 +16,10 @@ export function bufferSpan(buf: unknown, options: BufferOptions, argument: strin
   if (!ArrayBuffer.isView(buf)) {
     throw new MpiError(ErrorClass.ERR_BUFFER, `${argument} must be a TypedArray, Buffer or DataView, got ${describeValue(buf)}`, { argument });
   }
+  // A detached buffer looks empty; only empty ones pay for the check.
+  if (buf.byteLength === 0 && isDetached(buf.buffer)) {
+    throw new MpiError(ErrorClass.ERR_BUFFER, `${argument}'s ArrayBuffer is detached (transferred to a worker or another owner): it holds no memory to use`, { argument });
+  }
   if (options.datatype === undefined && options.count === undefined) return defaultSpan(buf, argument);
   const datatype = options.datatype ?? datatypeOf(buf, argument);
   if (!(datatype instanceof Datatype)) {
@@ -54,4 +58,15 @@ function defaultCount(byteLength: number, byteOffset: number, program: GatherPro
   if (size === 0) return Math.floor(byteLength / extent);
   if (-minOffset > byteOffset || maxOffset > byteLength) return 0;
   return Math.floor((byteLength - maxOffset) / extent) + 1;
+}
+
+/** Node 20 has no `ArrayBuffer.prototype.detached`: a view cannot be made on a detached buffer. */
+function isDetached(buffer: ArrayBufferLike): boolean {
+  if (buffer.byteLength !== 0) return false;
+  try {
+    new Uint8Array(buffer);
+    return false;
+  } catch {
+    return true;
+  }
 }

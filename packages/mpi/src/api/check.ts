@@ -44,11 +44,31 @@ export function requireCount(count: unknown, argument: string): number {
 /** What absent options read as: one shared frozen object, so a call without options allocates nothing. */
 const NO_OPTIONS: Readonly<Record<string, never>> = Object.freeze({});
 
-/** A plain object of options, or undefined. */
-export function requireOptions<T extends object>(options: unknown, argument: string): Partial<T> {
+/** A plain object of options with only `allowed` keys (see `checkOptionKeys`), or undefined. */
+export function requireOptions<T extends object>(options: unknown, argument: string, allowed: readonly string[], call: string): Partial<T> {
   if (options === undefined) return NO_OPTIONS as Partial<T>;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new MpiError(ErrorClass.ERR_ARG, `${argument} must be an object of options, got ${describeValue(options)}`, { argument });
   }
+  checkOptionKeys(options, allowed, call, argument);
   return options as Partial<T>;
+}
+
+/** The keys of the options most calls take: a buffer's datatype and count. */
+export const BUFFER_OPTION_KEYS: readonly string[] = ['datatype', 'count'];
+
+/** The keys of a collective's options: one datatype and count for both sides, or each side's own. */
+export const COLLECTIVE_OPTION_KEYS: readonly string[] = ['datatype', 'count', 'send', 'recv'];
+
+/**
+ * A key `call` does not take is MPI_ERR_ARG naming it and the keys it takes: `{ cnt: 2 }` must not
+ * send the whole array as if no option were given. Keys whose value is undefined are ignored (a
+ * spread of optional settings). For every call that takes an options object.
+ */
+export function checkOptionKeys(options: object, allowed: readonly string[], call: string, argument = 'options'): void {
+  for (const key in options) {
+    if (allowed.includes(key) || (options as Record<string, unknown>)[key] === undefined) continue;
+    const takes = allowed.length === 0 ? 'it takes none' : `it takes ${allowed.join(', ')}`;
+    throw new MpiError(ErrorClass.ERR_ARG, `${call}: unknown option ${argument}.${key}; ${takes}`, { argument: `${argument}.${key}` });
+  }
 }

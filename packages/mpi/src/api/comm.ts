@@ -2,7 +2,7 @@ import { RecvRequest as RecvRequestCore, SendMode, type RecvRequest } from '../a
 import { byteSpan, type BufferSpan } from '../adi/transfer.js';
 import { packRange } from '../datatype/index.js';
 import { bufferSpan, type BufferOptions } from './buffer-span.js';
-import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
+import { BUFFER_OPTION_KEYS, requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
 import { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, requireGroup } from './group.js';
@@ -36,6 +36,9 @@ export interface SendrecvOptions {
   readonly send?: BufferOptions;
   readonly recv?: BufferOptions;
 }
+
+const SEND_OPTION_KEYS: readonly string[] = [...BUFFER_OPTION_KEYS, 'mode'];
+const SENDRECV_OPTION_KEYS: readonly string[] = ['send', 'recv'];
 
 const MODES: Readonly<Record<string, SendMode>> = {
   standard: SendMode.STANDARD,
@@ -112,27 +115,27 @@ export class Comm extends CollectiveCalls {
   }
 
   async ssend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'synchronous' }).wait();
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ssend'), mode: 'synchronous' }).wait();
   }
 
   async rsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' }, true).wait();
+    await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'rsend'), mode: 'ready' }, true).wait();
   }
 
   async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
-    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'buffered' }).wait();
+    await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bsend'), mode: 'buffered' }).wait();
   }
 
   issend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
-    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'synchronous' });
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'issend'), mode: 'synchronous' });
   }
 
   irsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
-    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'ready' });
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irsend'), mode: 'ready' });
   }
 
   ibsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
-    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options'), mode: 'buffered' });
+    return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ibsend'), mode: 'buffered' });
   }
 
   /** Start a send in any mode (`options.mode`, default standard). */
@@ -143,7 +146,7 @@ export class Comm extends CollectiveCalls {
   /** `blocking`: the caller waits for this send alone (send, rsend), so the device may buffer it. */
   #send(buf: ArrayBufferView, dest: number, tag: number, options: SendOptions | undefined, blocking: boolean): Request {
     this.#check();
-    const o = requireOptions<SendOptions>(options, 'options');
+    const o = requireOptions<SendOptions>(options, 'options', SEND_OPTION_KEYS, blocking ? 'send' : 'isend');
     const mode = MODES[o.mode ?? 'standard'];
     if (mode === undefined) {
       throw new MpiError(ErrorClass.ERR_ARG, `options.mode must be 'standard', 'synchronous', 'ready' or 'buffered', got ${describeValue(o.mode)}`, { argument: 'options.mode' });
@@ -182,7 +185,7 @@ export class Comm extends CollectiveCalls {
 
   irecv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Request {
     this.#check();
-    const o = requireOptions<RecvOptions>(options, 'options');
+    const o = requireOptions<RecvOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irecv');
     const from = requireSource(source, this.#peers.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     const span = bufferSpan(buf, o, 'buf');
@@ -216,7 +219,7 @@ export class Comm extends CollectiveCalls {
     recvtag = ANY_TAG,
     options?: SendrecvOptions,
   ): Promise<Status> {
-    const o = requireOptions<SendrecvOptions>(options, 'options');
+    const o = requireOptions<SendrecvOptions>(options, 'options', SENDRECV_OPTION_KEYS, 'sendrecv');
     const receive = this.irecv(recvbuf, source, recvtag, o.recv);
     // A send that fails (bad arguments now, or later) takes its receive back: no receive of a
     // failed call may stay posted and take a later message into a buffer nobody waits on.
@@ -233,7 +236,7 @@ export class Comm extends CollectiveCalls {
   /** Send `buf` and receive into it (MPI_Sendrecv_replace): the outgoing data is packed first. */
   async sendrecvReplace(buf: ArrayBufferView, dest: number, sendtag: number, source = ANY_SOURCE, recvtag = ANY_TAG, options?: BufferOptions): Promise<Status> {
     this.#check();
-    const o = requireOptions<BufferOptions>(options, 'options');
+    const o = requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'sendrecvReplace');
     const to = requireDest(dest, this.#peers.size, 'dest');
     const t = requireTag(sendtag, 'sendtag');
     const span = bufferSpan(buf, o, 'buf');
@@ -263,7 +266,11 @@ export class Comm extends CollectiveCalls {
     const from = requireSource(source, this.#peers.size, 'source');
     const t = requireRecvTag(tag, 'tag');
     if (from === PROC_NULL) return new Status(PROC_NULL, ANY_TAG, 0);
-    return this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
+    const probe = this.#state.p2p.probe(this.#context, from, t, this.#peerOf(from));
+    // Declared as every blocking wait is: deadlock and timeout reports name it, and it holds the process.
+    const runtime = this.#state.job.runtime;
+    if (runtime.declareWait === undefined) return probe;
+    return runtime.declareWait(`MPI probe from ${from === ANY_SOURCE ? 'any source' : `rank ${from}`} tag ${t === ANY_TAG ? 'any' : t} on ${this.#name}`, probe);
   }
 
   // ---- collectives (coll/; the rest in collective-calls.ts): hardware barrier and bcast when usable -
@@ -275,7 +282,7 @@ export class Comm extends CollectiveCalls {
 
   /** `root`'s buffer to every member (MPI_Bcast). */
   bcast(buf: ArrayBufferView, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`bcast from ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bcast')));
   }
 
   /** Run a collective: checks first (a bad call rejects on every rank alike), and its wait named for deadlock reports. */
@@ -465,7 +472,10 @@ export class Comm extends CollectiveCalls {
     const n = this.size;
     const width = values.length;
     const all = new Int32Array(n * width);
-    await this.#collectives().run((ch) => allgatherSteps(ch, Int32Array.from(values), all, {}));
+    const exchanged = this.#collectives().run((ch) => allgatherSteps(ch, Int32Array.from(values), all, {}));
+    const runtime = this.#state.job.runtime;
+    // Declared as the collectives are (communicator creation is one): reports name it, and it holds the process.
+    await (runtime.declareWait === undefined ? exchanged : runtime.declareWait(`MPI communicator creation on ${this.#name}`, exchanged));
     const columns: number[][] = [];
     for (let c = 0; c < width; c++) {
       const column: number[] = [];

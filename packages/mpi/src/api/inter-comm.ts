@@ -4,7 +4,7 @@ import type { SendBuffer } from '../coll/collectives.js';
 import { InterCollectives } from '../coll/inter-collectives.js';
 import type { Op } from '../coll/op.js';
 import type { BufferOptions } from './buffer-span.js';
-import { requireOptions } from './check.js';
+import { BUFFER_OPTION_KEYS, COLLECTIVE_OPTION_KEYS, requireOptions } from './check.js';
 import { Comm } from './comm.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { Group } from './group.js';
@@ -43,23 +43,23 @@ export class InterComm extends Comm {
   }
 
   override bcast(buf: ArrayBufferView, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`bcast, root ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`bcast, root ${root}`, (c) => c.bcast(buf, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bcast')));
   }
 
   override reduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView | null, op: Op, root: number, options?: BufferOptions): Promise<void> {
-    return this.#collective(`reduce, root ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective(`reduce, root ${root}`, (c) => c.reduce(sendbuf, recvbuf, op, root, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'reduce')));
   }
 
   override allreduce(sendbuf: SendBuffer, recvbuf: ArrayBufferView, op: Op, options?: BufferOptions): Promise<void> {
-    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options')));
+    return this.#collective('allreduce', (c) => c.allreduce(sendbuf, recvbuf, op, requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'allreduce')));
   }
 
   override allgather(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: CollectiveOptions): Promise<void> {
-    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options')));
+    return this.#collective('allgather', (c) => c.allgather(sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options', COLLECTIVE_OPTION_KEYS, 'allgather')));
   }
 
   override alltoall(sendbuf: SendBuffer, recvbuf: ArrayBufferView, options?: CollectiveOptions): Promise<void> {
-    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options')));
+    return this.#collective('alltoall', (c) => c.alltoall(sendbuf, recvbuf, requireOptions<CollectiveOptions>(options, 'options', COLLECTIVE_OPTION_KEYS, 'alltoall')));
   }
 
   /**

@@ -78,6 +78,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     default: 'enhanced',
     help: "am device: base (completion handlers after a thread switch), counters (eager completion by LAPI target counters, no completion handler), enhanced (predefined completion handlers run in the dispatcher's context): MPI-LAPI's three versions",
   },
+  {
+    name: 'finalizeTimeout',
+    type: 'integer',
+    default: 60,
+    min: 1,
+    max: 86_400,
+    help: 'seconds finalize waits for this rank\'s sends to complete (on the rank\'s clock: virtual time under the simulator); then it fails with MPI_ERR_PENDING naming each send still pending and its peer',
+  },
 ];
 
 export interface MpiParameters {
@@ -100,4 +108,5 @@ export interface MpiParameters {
   readonly 'channel.buffers': number;
   readonly 'am.eagerLimit': number;
   readonly 'am.variant': 'base' | 'counters' | 'enhanced';
+  readonly finalizeTimeout: number;
 }

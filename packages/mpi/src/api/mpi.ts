@@ -2,8 +2,11 @@ import { describeUnknownKeys, isDatError, jobConfig, parseParameterValue, rankCo
 import { createMpiModule } from '../mpi-module.js';
 import { MpiDevice, PointToPoint } from '../tokens.js';
 import { AttachedBuffer } from './attached-buffer.js';
+import { checkOptionKeys } from './check.js';
 import { Comm } from './comm.js';
 import { createIntercomm } from './intercomm-create.js';
+import { finalizeAtExit } from './finalize-at-exit.js';
+import { drainSends } from './finalize.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { Group } from './group.js';
 import { MPI_PARAMETERS, type MpiParameters } from './mpi-parameters.js';
@@ -19,6 +22,8 @@ export interface MpiInitOptions {
   /** Values that beat the configuration's `mpi` section (e.g. in tests). */
   readonly parameters?: Partial<MpiParameters>;
 }
+
+const INIT_OPTION_KEYS: readonly string[] = ['config', 'parameters'];
 
 /** Where a rank's MPI lives: per rank context (in-process and simulated ranks share the module), else per process. */
 const PROCESS = {};
@@ -39,6 +44,8 @@ export class Mpi {
   readonly world: Comm;
   readonly self: Comm;
   readonly parameters: MpiParameters;
+  /** Removes the finalize-at-exit hook (`finalizeAtExit`); undefined for in-process ranks. */
+  #stopAtExit: (() => void) | undefined;
 
   private constructor(state: MpiState, parameters: MpiParameters) {
     this.#state = state;
@@ -59,6 +66,7 @@ export class Mpi {
       throw new MpiError(ErrorClass.ERR_OTHER, slot.phase === 'finalized' ? 'Mpi.init() after Mpi.finalize(): MPI can be initialized once per rank' : 'Mpi.init() was already called in this rank');
     }
     if (typeof options !== 'object' || options === null) throw new MpiError(ErrorClass.ERR_ARG, `options must be an object, got ${describeValue(options)}`, { argument: 'options' });
+    checkOptionKeys(options, INIT_OPTION_KEYS, 'Mpi.init');
     slots.set(key, { phase: 'initializing' });
     try {
       const mpi = await Mpi.#start(options);
@@ -101,6 +109,17 @@ export class Mpi {
       throw error;
     }
     const mpi = new Mpi(new MpiState(job, p2p, device, parameters, TOPOLOGIES), parameters);
+    // A rank that is the whole process finalizes at exit if its program does not (as mpi4py does).
+    if (rankContext.getStore() === undefined) {
+      const exiting = {
+        rank: mpi.rank,
+        finalize: () => mpi.finalize(),
+        sendsInFlight: () => (device.counters().sendsInFlight ?? device.pendingSends?.().length ?? 0) > 0,
+        drain: () => device.drain(),
+        drainBoundMs: parameters.finalizeTimeout * 1000,
+      };
+      mpi.#stopAtExit = finalizeAtExit(exiting, job);
+    }
     if (parameters.protocolInfo && job.rank === 0) process.stdout.write(`${device.protocolInfo().join('\n')}\n`);
     return mpi;
   }
@@ -179,7 +198,9 @@ export class Mpi {
     // Detached at once: a buffered send started from now on finds no buffer, so none can take a
     // region of this memory while we wait for those already in flight.
     this.#state.attached = undefined;
-    await attached.idle();
+    const runtime = this.#state.job.runtime;
+    const idle = attached.idle();
+    await (runtime.declareWait === undefined ? idle : runtime.declareWait('MPI bufferDetach, waiting for the buffered sends in flight', idle));
     // A buffered send's caller was told it was done when its data was copied: a transfer that
     // failed later is reported here, where the library waits for them (MPICH does the same).
     const { first, count } = attached.failures;
@@ -200,14 +221,30 @@ export class Mpi {
     return { ...this.#state.device.counters(), ...this.#state.collCounters };
   }
 
-  /** Leave the job (MPI_Finalize): waits for this rank's sends, then for every rank. Collective. */
+  /**
+   * Leave the job (MPI_Finalize): waits for this rank's sends (at most `mpi.finalizeTimeout` s, then
+   * MPI_ERR_PENDING naming them), then for every rank. Collective. Whatever fails, the connections,
+   * the IA and the runtime are closed, so the process can end.
+   */
   async finalize(): Promise<void> {
     this.#state.requireActive();
     this.#state.finalized = true;
     slots.set(slotKey(), { phase: 'finalized' });
-    await this.#state.device.drain();
-    await this.#state.job.finish();
-    await this.#state.device.close();
+    this.#stopAtExit?.();
+    let failure: unknown;
+    try {
+      await drainSends(this.#state);
+    } catch (error) {
+      failure = error;
+    }
+    for (const close of [() => this.#state.job.finish(), () => this.#state.device.close()]) {
+      try {
+        await close();
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+    if (failure !== undefined) throw failure;
   }
 
   /** End every rank of the job with `code` (MPI_Abort). */

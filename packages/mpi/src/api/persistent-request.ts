@@ -1,5 +1,5 @@
 import { bufferSpan, type BufferOptions } from './buffer-span.js';
-import { requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
+import { BUFFER_OPTION_KEYS, requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
 import type { SendOptions } from './comm.js';
 import { ErrorClass, MpiError } from './errors.js';
 import { INACTIVE, Request } from './request.js';
@@ -67,7 +67,7 @@ interface PersistentHost {
 /** MPI_Send_init and kin: the arguments checked now, each `start()` an `isend` in `mode`. */
 export function sendInit(comm: PersistentHost, buf: ArrayBufferView, dest: number, tag: number, options: BufferOptions | undefined, mode: SendMode): PersistentRequest {
   requireLiveComm(comm);
-  const o = requireOptions<BufferOptions>(options, 'options');
+  const o = requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'sendInit');
   const to = requireDest(dest, comm.size, 'dest');
   const t = requireTag(tag, 'tag');
   bufferSpan(buf, o, 'buf');
@@ -78,7 +78,7 @@ export function sendInit(comm: PersistentHost, buf: ArrayBufferView, dest: numbe
 /** MPI_Recv_init: the arguments checked now, each `start()` an `irecv`. */
 export function recvInit(comm: PersistentHost, buf: ArrayBufferView, source: number, tag: number, options: BufferOptions | undefined): PersistentRequest {
   requireLiveComm(comm);
-  const o = requireOptions<BufferOptions>(options, 'options');
+  const o = requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'recvInit');
   const from = requireSource(source, comm.size, 'source');
   const t = requireRecvTag(tag, 'tag');
   bufferSpan(buf, o, 'buf');

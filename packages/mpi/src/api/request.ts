@@ -123,9 +123,9 @@ export class Request {
     }
   }
 
-  /** `promise`, named in deadlock reports as a wait for this request (under the simulator). */
-  #declared<T>(promise: Promise<T>): Promise<T> {
-    return this.#waits === undefined ? promise : this.#waits.declareWait!(describe(this.#core), promise);
+  /** `promise`, declared as a wait for this request (`what` for a wait on it and others): deadlock and timeout reports name it, and it holds the process. */
+  #declared<T>(promise: Promise<T>, what?: string): Promise<T> {
+    return this.#waits === undefined ? promise : this.#waits.declareWait!(what ?? describe(this.#core), promise);
   }
 
   /** The status if complete, else undefined (MPI_Test); throws the operation's error if it failed. */
@@ -238,7 +238,7 @@ export class Request {
     const list = requireRequests(requests, true);
     const active = list.filter(Request.#isActive);
     if (active.length === 0) return { index: UNDEFINED, status: Status.EMPTY };
-    await active[0].#declared(whenAnyDone(active));
+    await active[0].#declared(whenAnyDone(active), `MPI waitAny over ${active.length} requests, the first: ${describe(active[0].#core)}`);
     return Request.testAny(list)!;
   }
 
@@ -253,7 +253,7 @@ export class Request {
     const list = requireRequests(requests, true);
     const active = list.filter(Request.#isActive);
     if (active.length === 0) return { indices: [], statuses: [] };
-    await active[0].#declared(whenAnyDone(active));
+    await active[0].#declared(whenAnyDone(active), `MPI waitSome over ${active.length} requests, the first: ${describe(active[0].#core)}`);
     return Request.testSome(list);
   }
 

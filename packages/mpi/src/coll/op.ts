@@ -206,15 +206,24 @@ export class Op {
     }
   }
 
+  /** A user function's throw becomes the collective's MPI_ERR_OP, with what it threw as the cause. */
+  #applyUser(inv: Uint8Array, inout: Uint8Array, count: number, datatype: Datatype): void {
+    const user = this.#user!;
+    const kind = datatype.uniformBasic;
+    try {
+      if (datatype.predefined && kind !== undefined && !datatype.isPair) withElements(kind, inv, inout, count, (a, b) => user(a, b, count, datatype));
+      else user(inv, inout, count, datatype);
+    } catch (error) {
+      throw new MpiError(ErrorClass.ERR_OP, `the user op ${this.name} threw: ${error instanceof Error ? error.message : String(error)}`, { argument: 'op', cause: error });
+    }
+  }
+
   /** @internal `inout = in op inout` over `count` elements of `datatype`, both packed. */
   apply(inv: Uint8Array, inout: Uint8Array, count: number, datatype: Datatype): void {
     if (count === 0) return;
     if (this.#loc !== undefined) return applyLoc(this.#loc, inv, inout, count, datatype);
     const kind = datatype.uniformBasic;
-    if (this.#user !== undefined) {
-      if (datatype.predefined && kind !== undefined && !datatype.isPair) return withElements(kind, inv, inout, count, (a, b) => this.#user!(a, b, count, datatype));
-      return this.#user(inv, inout, count, datatype);
-    }
+    if (this.#user !== undefined) return this.#applyUser(inv, inout, count, datatype);
     const n = (count * datatype.size) / ELEMENT_BYTES[kind!];
     withElements(kind!, inv, inout, n, (a, b) => this.#kernel(kind!)(a, b, n));
   }

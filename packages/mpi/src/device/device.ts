@@ -32,6 +32,8 @@ export interface Device {
   discard(message: IncomingMessage): void;
   /** Settles when no send of this rank is still in flight. */
   drain(): Promise<void>;
+  /** The sends `drain` still waits for, for finalize's report when it gives up (optional: a device without it is reported by count). */
+  pendingSends?(): readonly SendRequest[];
   /** Which protocol serves which message sizes, one line each. */
   protocolInfo(): string[];
   /** Counters for tests and tools (bytes held for unexpected messages, protocol use …). */

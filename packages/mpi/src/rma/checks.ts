@@ -63,7 +63,7 @@ export interface CheckedTransfer {
  * (ERR_TYPE), the target's bytes inside its window (ERR_RMA_RANGE, also enforced by the target).
  */
 export function checkTransfer(origin: unknown, options: unknown, disp: number, remote: RemoteWindow, argument = 'origin'): CheckedTransfer {
-  const o = requireOptions<RmaOptions>(options, 'options');
+  const o = requireOptions<RmaOptions>(options, 'options', ['count', 'datatype', 'targetCount', 'targetDatatype'], 'checkTransfer');
   const span = bufferSpan(origin, { count: o.count, datatype: o.datatype }, argument);
   const originType = o.datatype === undefined ? datatypeOf(origin, argument) : requireType(o.datatype, 'datatype');
   const targetType = o.targetDatatype === undefined ? originType : requireType(o.targetDatatype, 'targetDatatype');

@@ -26,7 +26,7 @@ export const TOPOLOGIES: Topologies = {
   },
 
   async distGraphCreateAdjacent(comm: Comm, state: MpiState, sources: unknown, destinations: unknown, options: unknown): Promise<DistGraphComm> {
-    const shape = requireDistGraphShape(sources, destinations, requireOptions<DistGraphOptions>(options, 'options'), comm.size);
+    const shape = requireDistGraphShape(sources, destinations, requireOptions<DistGraphOptions>(options, 'options', ['sourceWeights', 'destWeights', 'reorder'], 'distGraphCreateAdjacent'), comm.size);
     const twin = await comm.dup();
     return new DistGraphComm(state, twin.group, twin.context, `${comm.name}.distGraph`, shape);
   },

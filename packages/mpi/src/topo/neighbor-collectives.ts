@@ -1,7 +1,7 @@
 import type { RequestCore } from '../adi/request-core.js';
 import type { BufferSpan } from '../adi/transfer.js';
 import { bufferSpan, type BufferOptions } from '../api/buffer-span.js';
-import { requireCount, requireOptions } from '../api/check.js';
+import { BUFFER_OPTION_KEYS, COLLECTIVE_OPTION_KEYS, requireCount, requireOptions } from '../api/check.js';
 import { PROC_NULL } from '../api/constants.js';
 import { ErrorClass, MpiError, describeValue } from '../api/errors.js';
 import type { CollChannel } from '../coll/channel.js';
@@ -41,7 +41,7 @@ interface Blocks {
 
 /** Every out-neighbour gets all of `sendbuf`; the block from in-neighbour k lands at block k of `recvbuf` (MPI_Neighbor_allgather). */
 export function allgather(ch: CollChannel, hood: Neighborhood, sendbuf: ArrayBufferView, recvbuf: ArrayBufferView, options: NeighborOptions | undefined): Promise<void> {
-  const { send, recv } = sides(options);
+  const { send, recv } = sides(options, 'neighborAllgather');
   const out = wholeSpan(sendbuf, send, 'sendbuf');
   const count = out.count;
   const into = typedSpan(recvbuf, recv, 'recvbuf');
@@ -52,7 +52,7 @@ export function allgather(ch: CollChannel, hood: Neighborhood, sendbuf: ArrayBuf
 
 /** As allgather with per-neighbour receive counts and displacements, in elements (MPI_Neighbor_allgatherv). */
 export function allgatherv(ch: CollChannel, hood: Neighborhood, sendbuf: ArrayBufferView, recvbuf: ArrayBufferView, recvCounts: readonly number[], displs: readonly number[] | null, options: NeighborOptions | undefined): Promise<void> {
-  const { send, recv } = sides(options);
+  const { send, recv } = sides(options, 'neighborAllgatherv');
   const out = wholeSpan(sendbuf, send, 'sendbuf');
   const into = typedSpan(recvbuf, recv, 'recvbuf');
   const n = hood.sources.length;
@@ -61,7 +61,7 @@ export function allgatherv(ch: CollChannel, hood: Neighborhood, sendbuf: ArrayBu
 
 /** Block k of `sendbuf` to out-neighbour k, block k of `recvbuf` from in-neighbour k (MPI_Neighbor_alltoall). */
 export function alltoall(ch: CollChannel, hood: Neighborhood, sendbuf: ArrayBufferView, recvbuf: ArrayBufferView, options: NeighborOptions | undefined): Promise<void> {
-  const { send, recv } = sides(options);
+  const { send, recv } = sides(options, 'neighborAlltoall');
   const out = typedSpan(sendbuf, send, 'sendbuf');
   const into = typedSpan(recvbuf, recv, 'recvbuf');
   const outdegree = hood.destinations.length;
@@ -86,7 +86,7 @@ export function alltoallv(
   rdispls: readonly number[] | null,
   options: NeighborOptions | undefined,
 ): Promise<void> {
-  const { send, recv } = sides(options);
+  const { send, recv } = sides(options, 'neighborAlltoallv');
   const out = typedSpan(sendbuf, send, 'sendbuf');
   const into = typedSpan(recvbuf, recv, 'recvbuf');
   const sending = varying(out, hood.destinations.length, sendCounts, sdispls, 'sendCounts', 'sdispls', 'sendbuf');
@@ -137,10 +137,10 @@ async function exchange(ch: CollChannel, hood: Neighborhood, send: Blocks, recv:
   for (const unpack of unpacks) unpack();
 }
 
-function sides(options: NeighborOptions | undefined): { send: BufferOptions; recv: BufferOptions } {
-  const o = requireOptions<NeighborOptions>(options, 'options');
-  const send = requireOptions<BufferOptions>(o.send, 'options.send');
-  const recv = requireOptions<BufferOptions>(o.recv, 'options.recv');
+function sides(options: NeighborOptions | undefined, call: string): { send: BufferOptions; recv: BufferOptions } {
+  const o = requireOptions<NeighborOptions>(options, 'options', COLLECTIVE_OPTION_KEYS, call);
+  const send = requireOptions<BufferOptions>(o.send, 'options.send', BUFFER_OPTION_KEYS, call);
+  const recv = requireOptions<BufferOptions>(o.recv, 'options.recv', BUFFER_OPTION_KEYS, call);
   const shared = { datatype: o.datatype, count: o.count };
   return { send: { ...shared, ...stripUndefined(send) }, recv: { ...shared, ...stripUndefined(recv) } };
 }

@@ -5,7 +5,9 @@ import type { DaplConfig } from '../../config/dapl-config.js';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { createRootLogger } from '../../logging/root-logger.js';
+import { DeclaredWaits } from '../../runtime/declared-waits.js';
 import { createLocalJob, type LocalWaitHook } from '../../runtime/local-job.js';
+import { describeRankWaits } from '../wait-report.js';
 import { rankContext } from '../../runtime/rank-context.js';
 import type { Clock } from '../../runtime/runtime.js';
 import type { LauncherClock, LauncherTimer } from '../launcher-clock.js';
@@ -94,6 +96,8 @@ export class InProcessJob {
   #ranks: RankState[] = [];
   #started = false;
   #startMs = 0;
+  /** Each rank's declared waits, when no simulator's kernel takes them (see `#createRanks`). */
+  #waits: DeclaredWaits[] = [];
   #outcome: InProcessOutcome | undefined;
   #settle: (outcome: InProcessOutcome) => void = () => undefined;
 
@@ -150,9 +154,13 @@ export class InProcessJob {
 
   #createRanks(): RankState[] {
     const { size, env, config, tagOutput } = this.#spec;
+    // Without a simulator's kernel to declare them to, the ranks' waits are kept here for the report
+    // on --timeout and interrupts (a real provider's ranks in one process can wait for ever).
+    this.#waits = Array.from({ length: size }, () => new DeclaredWaits(false));
+    const waitHook: LocalWaitHook = this.#c.waitHook ?? ((rank, what, promise) => this.#waits[rank]!.declare(what, promise));
     const locals = createLocalJob(size, {
       clock: this.#c.rankClock,
-      waitHook: this.#c.waitHook,
+      waitHook,
       onAbort: (rank, code, message) => this.#onAbort(rank, code, message),
     });
     return locals.map((local, rank) => {
@@ -248,6 +256,9 @@ export class InProcessJob {
     this.#outcome = failure;
     const line = describeInProcessFailure(failure);
     rankContext.exit(() => this.#c.stderr.write(line));
+    if ((failure.kind === 'timed-out' || failure.kind === 'interrupted') && this.#c.waitHook === undefined) {
+      for (const r of this.#ranks) if (!r.done) rankContext.exit(() => this.#c.stderr.write(describeRankWaits(r.rank, this.#waits[r.rank]!.report())));
+    }
     const ended = new DatError(DatStatus.ABORT, `the in-process job has ended: ${line.replace(/^dapl run: /, '').trim()}`);
     for (const r of this.#ranks) r.runtime.end(ended);
     this.#settle(failure);

@@ -49,6 +49,8 @@ export class PmiClientChannel {
   #inFlight: PendingRequest | undefined;
   #failure: Failure | undefined;
   #closing = false;
+  /** Lines the server may send unasked (a `dapl run` extension; Hydra sends none), by `cmd`. */
+  readonly #notices = new Map<string, (message: PmiMessage) => void>();
 
   constructor(stream: Duplex, options: PmiClientChannelOptions = {}) {
     this.#stream = stream;
@@ -99,6 +101,14 @@ export class PmiClientChannel {
   }
 
   /**
+   * Hand lines with `cmd` that arrive unasked to `handler` instead of matching them to a request
+   * (`dapl run` asks a rank what it waits for this way while its requests stay in order).
+   */
+  onNotice(cmd: string, handler: (message: PmiMessage) => void): void {
+    this.#notices.set(cmd, handler);
+  }
+
+  /**
    * Fails the channel from outside (a reply whose content is malformed leaves the conversation in an
    * unknown state); returns the error for the caller's own request.
    */
@@ -144,7 +154,9 @@ export class PmiClientChannel {
         this.#fail(DatStatus.INTERNAL_ERROR, `the PMI server sent a malformed line: ${message.message}`);
         return;
       }
-      this.#deliver(message, item);
+      const notice = this.#notices.get(message.cmd);
+      if (notice !== undefined) notice(message);
+      else this.#deliver(message, item);
     }
   }
 

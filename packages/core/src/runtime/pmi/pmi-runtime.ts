@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
+import { encodeWaitReport, processWaits } from '../declared-waits.js';
 import type { Clock, Runtime } from '../runtime.js';
 import type { SingletonRuntimeOptions } from '../singleton-runtime.js';
 import { openPmiStream } from './pmi-stream.js';
@@ -18,6 +19,7 @@ import { decodeJobKey } from '../../config/job-key.js';
 import { checkPmiIdentity, pmiHandshake, type PmiIdentity, type PmiSession } from './handshake.js';
 import { kvsKeyProblem, kvsValueProblem, throwKvsProblem, type PmiLimits } from './limits.js';
 import { PmiClientChannel } from './pmi-client-channel.js';
+import { WAIT_QUERY, WAIT_REPORT } from './wait-query.js';
 import { intField, pmiMessageText, textField } from './replies.js';
 
 export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
@@ -73,6 +75,13 @@ export class PmiRuntime implements Runtime {
     this.#life = new PmiRankLifecycle(() => this.rank, hooks);
     this.#replyTimeoutMs = options.replyTimeoutMs ?? DEFAULT_REPLY_TIMEOUT_MS;
     this.#barrierTimeoutMs = options.barrierTimeoutMs;
+    // `dapl run` asks on --timeout, SIGINT and SIGTERM what each rank waits for, before it stops them.
+    channel.onNotice(WAIT_QUERY, () => void channel.sendNow(WAIT_REPORT, { waits: encodeWaitReport(processWaits.report()) }));
+  }
+
+  /** Listed in the answer to `dapl run`'s question (see `DeclaredWaits`); holds the process while pending. */
+  declareWait<T>(what: string, promise: Promise<T>): Promise<T> {
+    return processWaits.declare(what, promise);
   }
 
   /** Joins the job described by `PMI_FD`/`PMI_RANK`/`PMI_SIZE` or `PMI_PORT`/`PMI_ID`. */

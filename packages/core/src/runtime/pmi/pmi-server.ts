@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import { HYDRA_PMI_LIMITS, kvsKeyProblem, kvsValueProblem, pmiLimitsProblem, pmiLineBytesFor, type KvsProblem, type PmiLimits } from './limits.js';
+import { decodeWaitReport, type WaitReport } from '../declared-waits.js';
+import { WAIT_QUERY, WAIT_REPORT } from './wait-query.js';
 import { intField, pmiMessageText, textField } from './replies.js';
 import { PmiServerConnection, type PmiServerConnectionHandler } from './server-connection.js';
 import { formatPmiLine, PMI_VALUE_FORBIDDEN, type PmiMessage } from './wire.js';
@@ -45,8 +47,18 @@ export interface PmiServerOptions {
   readonly onPortClient?: (rank: number, socket: net.Socket) => void;
   /** `PMI_process_mapping`, put in the KVS from the start as Hydra does (which ranks share a host). */
   readonly processMapping?: string;
+  /** A rank's answer to `requestWaitReports()`: its declared waits (undefined: a malformed answer). */
+  readonly onWaits?: (rank: number, waits: WaitReport[] | undefined) => void;
+  /**
+   * Most keys the KVS holds (default `DEFAULT_MAX_KVS_KEYS_PER_RANK` per rank, at least 4096): a put
+   * of a new key beyond it is refused (rc=-1), so a rank cannot grow the launcher without bound.
+   */
+  readonly maxKvsKeys?: number;
   readonly logger?: Logger;
 }
+
+/** Keys a rank may add to the KVS by default (a rank of an MPI job puts a handful). */
+export const DEFAULT_MAX_KVS_KEYS_PER_RANK = 256;
 
 const DEFAULT_IDENTIFY_TIMEOUT_MS = 10_000;
 
@@ -79,6 +91,7 @@ export class PmiServer {
   readonly #barrier = new Set<number>();
   readonly #unidentified = new Set<PmiServerConnection>();
   #refused = 0;
+  readonly #maxKvsKeys: number;
   #listener: net.Server | undefined;
   #closed = false;
 
@@ -109,6 +122,25 @@ export class PmiServer {
       parseProcessMapping(options.processMapping);
       this.#kvs.set(PROCESS_MAPPING_KEY, options.processMapping);
     }
+    const maxKvsKeys = options.maxKvsKeys ?? Math.max(4096, options.size * DEFAULT_MAX_KVS_KEYS_PER_RANK);
+    if (!Number.isSafeInteger(maxKvsKeys) || maxKvsKeys < 1) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, `maxKvsKeys ${maxKvsKeys} is not an integer >= 1`, { argument: 'maxKvsKeys' });
+    }
+    this.#maxKvsKeys = maxKvsKeys;
+  }
+
+  /**
+   * Ask every rank still in the job what it waits for (a `dapl run` extension of the protocol); the
+   * answers come to `onWaits`. Returns the ranks asked.
+   */
+  requestWaitReports(): number[] {
+    const asked: number[] = [];
+    for (const slot of this.#slots) {
+      if (slot === undefined || slot.state !== RankState.Active || slot.connection.closed) continue;
+      slot.connection.send(WAIT_QUERY);
+      asked.push(slot.rank);
+    }
+    return asked;
   }
 
   /** Serve one rank over a connected duplex stream (the parent's end of the PMI_FD socket pair). */
@@ -273,6 +305,9 @@ export class PmiServer {
       case 'abort':
         this.#abort(slot, message);
         return;
+      case WAIT_REPORT:
+        this.#notify('onWaits', () => this.#options.onWaits?.(slot.rank, decodeWaitReport(textField(message, 'waits') ?? '')));
+        return;
       case 'finalize':
         reply.send('finalize_ack');
         slot.state = RankState.Finalized;
@@ -293,8 +328,9 @@ export class PmiServer {
       return;
     }
     const refusal = kvsname !== this.kvsName ? `kvsname_${kvsname}_not_found` : problemMsg(kvsKeyProblem(key, this.limits) ?? kvsValueProblem(value, this.limits));
-    if (refusal !== undefined) {
-      slot.connection.send('put_result', { rc: -1, msg: refusal });
+    const full = refusal === undefined && this.#kvs.size >= this.#maxKvsKeys && !this.#kvs.has(key);
+    if (refusal !== undefined || full) {
+      slot.connection.send('put_result', { rc: -1, msg: refusal ?? `the_KVS_is_full:_it_holds_its_limit_of_${this.#maxKvsKeys}_keys` });
       return;
     }
     this.#kvs.set(key, value);

@@ -8,6 +8,7 @@
 import { Buffer } from 'node:buffer';
 import type { Duplex } from 'node:stream';
 import { PmiLineReader } from './line-reader.js';
+import { WAIT_REPORT } from './wait-query.js';
 import { formatPmiLine, isPmiWireError, parsePmiLine, type PmiFieldsInput, type PmiMessage } from './wire.js';
 
 export interface PmiServerConnectionHandler {
@@ -118,13 +119,14 @@ export class PmiServerConnection {
   }
 
   /**
-   * The next item to hand over. While held, only an `abort` or a protocol error: neither has a reply
-   * to keep in order, and both end something that must not wait for the barrier.
+   * The next item to hand over. While held, only an `abort`, a protocol error or a rank's answer to
+   * the launcher's wait query: none has a reply to keep in order, and the first two end something
+   * that must not wait for the barrier (a rank in a barrier is what the wait query asks about).
    */
   #next(): Intake | undefined {
     if (this.#closed || this.#queue.length === 0) return undefined;
     if (this.#held) {
-      const index = this.#queue.findIndex((item) => 'error' in item || item.message.cmd === 'abort');
+      const index = this.#queue.findIndex((item) => 'error' in item || item.message.cmd === 'abort' || item.message.cmd === WAIT_REPORT);
       return index < 0 ? undefined : this.#queue.splice(index, 1)[0];
     }
     return this.#blocked ? undefined : this.#queue.shift();

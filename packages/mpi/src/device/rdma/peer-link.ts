@@ -73,6 +73,13 @@ export class PeerLink {
   }
 
   /** Everything still queued, emptied (the peer was lost). */
+  /** The backlog, oldest first, left in place (for a report of what is still to go). */
+  backlog(): Outgoing[] {
+    const items: Outgoing[] = [];
+    for (let i = 0; i < this.#backlog.size; i++) items.push(this.#backlog.at(i)!);
+    return items;
+  }
+
   takeBacklog(): Outgoing[] {
     return this.#backlog.drain();
   }

@@ -258,6 +258,11 @@ export class RdmaDevice implements Device {
     return new Promise((resolve) => this.#drained.push(resolve));
   }
 
+  pendingSends(): SendRequest[] {
+    const queued = this.#links.flatMap((link) => (link === undefined ? [] : link.backlog().filter((item): item is SendRequest => item instanceof SendRequest && !item.done)));
+    return [...queued, ...this.#sendTable.values().filter((r) => !r.done)];
+  }
+
   /** Send what the link's credits, its connection and the free send buffers allow, in order. */
   #pump(link: PeerLink): void {
     if (!link.ready) return this.#connect(link);
@@ -457,10 +462,26 @@ export class RdmaDevice implements Device {
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
       if (event.type !== 'dto-completion') continue;
-      if (event.op === 'recv-immediate') this.#onImmediate(event);
-      else if (event.op === 'recv') this.#onSlotFilled(event);
+      try {
+        if (event.op === 'recv-immediate') this.#onImmediate(event);
+        else if (event.op === 'recv') this.#onSlotFilled(event);
+      } catch (error) {
+        this.#failedInProgress(event, error);
+      }
     }
   };
+
+  /**
+   * Handling `event` threw: nothing may throw out of the EVD callback (house rule 4), so the failure
+   * becomes an event of its own — the peer's link fails with it, and what waits on that peer ends.
+   */
+  #failedInProgress(event: DtoCompletionEvent, error: unknown): void {
+    const link = this.#linkOfEp(event.ep) ?? (event.cookie as Slot | undefined)?.link;
+    const failure = error instanceof MpiError ? error : new MpiError(ErrorClass.ERR_INTERN, `handling a completion from rank ${link?.peer ?? '?'} failed: ${String(error)}`, { cause: error });
+    // A defect of ours (or a buffer the program took away): say so, whatever it fails.
+    this.#a?.logger.error({ err: error, peer: link?.peer }, 'handling a completion failed; failing the peer link');
+    if (link !== undefined) this.#failLink(link, failure);
+  }
 
   #onSlotFilled(event: DtoCompletionEvent): void {
     const slot = event.cookie as Slot;
@@ -546,7 +567,7 @@ export class RdmaDevice implements Device {
     // An advertised receive took a message small enough to go eager: its window closes.
     if (request.deviceState instanceof AdvertisedRecv) this.#withdraw(request);
     const size = h.size;
-    this.#unpackCharged(request, slot.bytes, HEADER_BYTES, Math.min(size, request.data.size));
+    const unpacked = this.#tryUnpack(request, slot.bytes, HEADER_BYTES, Math.min(size, request.data.size));
     const source = h.source;
     const tag = h.tag;
     const sync = h.kind === MessageKind.EAGER_SYNC;
@@ -554,7 +575,20 @@ export class RdmaDevice implements Device {
     // Re-posting may pump sends that encode into the other header; ours is read out first.
     this.#repost(slot, ep, link);
     if (sync) this.#ring(ep, link, ImmediateKind.SYNC_ACK, senderRequest);
-    request.finish(source, tag, size);
+    if (unpacked === undefined) request.finish(source, tag, size);
+    else request.fail(unpacked);
+  }
+
+  /** `#unpackCharged`, its failure (a receive buffer detached while the receive was pending) returned as the request's error. */
+  #tryUnpack(request: RecvRequest, src: Uint8Array, at: number, length: number): MpiError | undefined {
+    // A detached buffer's views read as empty (and writes to them vanish): the span was not, when posted.
+    if (request.data.size > 0 && request.data.bytes.byteLength === 0) return new MpiError(ErrorClass.ERR_BUFFER, 'the receive buffer was detached (transferred) while the receive was pending: the message was dropped', { argument: 'buf' });
+    try {
+      this.#unpackCharged(request, src, at, length);
+      return undefined;
+    } catch (error) {
+      return new MpiError(ErrorClass.ERR_BUFFER, `the receive buffer could not take the message (${String(error)}); was its ArrayBuffer detached or resized while the receive was pending?`, { cause: error, argument: 'buf' });
+    }
   }
 
   /** Scatter `length` packed bytes from `src[at…]` into `request`, the copy charged to the clock: eager data delivered. */
@@ -767,7 +801,12 @@ export class RdmaDevice implements Device {
 
   readonly #onRequestEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (event.type === 'dto-completion') this.#onRequestDone(event);
+      if (event.type !== 'dto-completion') continue;
+      try {
+        this.#onRequestDone(event);
+      } catch (error) {
+        this.#failedInProgress(event, error);
+      }
     }
   };
 
