@@ -20,6 +20,7 @@ import { byteSpan, type BufferSpan } from '../../adi/transfer.js';
 import { makeSlots, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
+import { PeerBells } from './peer-bells.js';
 
 /** Blocking sends in flight at once that may be copied (more go zero-copy): concurrent MPI_Sends are few. */
 const BOUNCE_BUFFERS = 4;
@@ -103,6 +104,7 @@ export class RdmaDevice implements Device {
   readonly #inNotice = emptyNotice();
   readonly #outHeader: Header = emptyHeader();
   readonly #waitingForSlots = new Set<PeerLink>();
+  readonly #bells = new PeerBells(BELL_KEY, (link, error) => this.#failLink(link, error));
   #a: RdmaDeviceAttachment | undefined;
   #sendSlots: Slot[] = [];
   #cache: RegistrationCache | undefined;
@@ -161,7 +163,7 @@ export class RdmaDevice implements Device {
     this.#linksBySlotEp.set(ep, link);
   };
 
-  /** Bind to the job: send buffers, doorbell, and every peer's doorbell from the KVS. Collective. */
+  /** Bind to the job: send buffers and doorbell (a peer's is read from the KVS when the peer is first used). Collective. */
   async attach(a: RdmaDeviceAttachment): Promise<void> {
     this.#a = a;
     const { ia, connections, runtime } = a;
@@ -188,12 +190,7 @@ export class RdmaDevice implements Device {
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
     this.#bellRmr = connections.pz.createRmr();
     const t = this.#bellRmr.bind(bell, 0, 8, MemAccess.REMOTE_WRITE);
-    await runtime.put(`${BELL_KEY}-${runtime.rank}`, `${t.rmrContext.toString(16)}.${t.targetOffset}.${t.length}`);
-    await runtime.fence();
-    for (let r = 0; r < runtime.size; r++) {
-      const [context, offset, length] = (await runtime.get(`${BELL_KEY}-${r}`)).split('.');
-      this.#link(r).bell = { rmrContext: BigInt(`0x${context}`), targetOffset: Number(offset), length: Number(length) };
-    }
+    await this.#bells.publish(runtime, t);
     connections.evds.recv.setNotify(this.#onRecvEvents);
     connections.evds.request.setNotify(this.#onRequestEvents);
   }
@@ -442,7 +439,8 @@ export class RdmaDevice implements Device {
   }
 
   #ring(ep: Endpoint, link: PeerLink, kind: ImmediateKind, value: number): void {
-    if (ep.state !== EpState.CONNECTED || link.bell === undefined) return;
+    if (ep.state !== EpState.CONNECTED) return;
+    if (link.bell === undefined) return this.#bells.whenKnown(link, () => this.#ring(ep, link, kind, value));
     const options = this.#ringOptions;
     options.immediate = encodeImmediate(kind, value);
     ep.postRdmaWrite(NO_DATA, null, link.bell, options);
@@ -725,9 +723,12 @@ export class RdmaDevice implements Device {
     if (length === 0) {
       // Nothing fits the receive (it is truncated to 0 bytes): ring its FIN on the doorbell.
       state.chunksLeft = 1;
-      options.immediate = encodeImmediate(fin, receiverRequest);
-      ep.postRdmaWrite(NO_DATA, request, link.bell!, options);
-      return;
+      const { localCompletion } = options;
+      return this.#bells.whenKnown(link, (bell) => {
+        options.immediate = encodeImmediate(fin, receiverRequest);
+        options.localCompletion = localCompletion;
+        ep.postRdmaWrite(NO_DATA, request, bell, options);
+      });
     }
     const source = this.#writeSources!.of(request.data, length);
     state.region = source;
@@ -964,7 +965,7 @@ export class RdmaDevice implements Device {
   }
 
   #link(peer: number): PeerLink {
-    return (this.#links[peer] ??= new PeerLink(peer, this.#params.credits));
+    return (this.#links[peer] ??= this.#bells.track(new PeerLink(peer, this.#params.credits)));
   }
 
   protocolInfo(): string[] {
