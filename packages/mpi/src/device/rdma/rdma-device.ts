@@ -463,7 +463,8 @@ export class RdmaDevice implements Device {
       // Flushed: the connection went away. At close that is ours; before it, the peer is lost to
       // us, and what waits on it must end (the peer's finalize, too, has no receive waiting on it).
       if (event.status !== DtoStatus.FLUSHED) this.#failLink(link, transportError(link.peer, event));
-      else if (!this.#closed) this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${event.ep.state})`));
+      // (Once per link: a connection flushes all its buffers at once.)
+      else if (!this.#closed && link.failed === undefined) this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${event.ep.state})`));
       return;
     }
     const h = this.#inHeader;
