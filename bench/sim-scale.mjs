@@ -3,7 +3,7 @@
 // (bench/lib/ring-allreduce.mjs) on a simulated provider, for 16 ... 4,096 ranks (or --sizes). Each
 // job is a `dapl run` process of its own, so its peak RSS is its own; "MB/rank" is the marginal
 // memory of a rank (the RSS growth from the previous size over the ranks added), "lap" the wall time
-// of one ring lap after the first (which also makes the connections), "lap CPU" the process's CPU
+// of one ring lap between the first (which also makes the connections) and the last, "lap CPU" the process's CPU
 // time in it (on a shared host the wall time counts other processes' turns too). Printed as a table; --json
 // FILE records the rows.
 //
@@ -72,8 +72,8 @@ function row(program, ranks, job) {
     eventsPerSecond: number(job.err, /ms wall \((\d+) events\/s\)/),
     peakRssMb: usage === null ? Number.NaN : Number(usage[1]) / 1024,
     virtualEndUs: number(job.err, /virtual end time ([\d.]+) ns/) / 1000,
-    lapWallMs: number(job.out, /wall time per lap after the first ([\d.]+) ms/),
-    lapCpuMs: number(job.out, /wall time per lap after the first [\d.]+ ms \(CPU ([\d.]+) ms\)/),
+    lapWallMs: number(job.out, /wall time per lap between the first and the last ([\d.]+) ms/),
+    lapCpuMs: number(job.out, /wall time per lap between the first and the last [\d.]+ ms \(CPU ([\d.]+) ms\)/),
     failure: job.code === 0 ? undefined : job.err.split('\n').find((line) => line.startsWith('dapl run:')) ?? `exit code ${job.code}`,
   };
 }
