@@ -256,7 +256,7 @@ describe('in-process jobs: what is refused before any rank starts', () => {
     const missing = await run('no-such-program.mjs', []);
     expect(missing.code).toBe(4);
     expect(missing.stderr).toBe(`dapl run: program file not found: ${join(fixtures, 'no-such-program.mjs')}\n`);
-    await expect(run('misbehaves.mjs', ['plain'], { size: 0 })).rejects.toMatchObject({ status: DatStatus.INVALID_PARAMETER, message: expect.stringMatching(/size must be an integer from 1 to 1024.*got 0/) });
+    await expect(run('misbehaves.mjs', ['plain'], { size: 0 })).rejects.toMatchObject({ status: DatStatus.INVALID_PARAMETER, message: expect.stringMatching(/size must be an integer from 1 to 16777216.*got 0/) });
     await expect(run('misbehaves.mjs', ['plain'], { timeoutS: -1 })).rejects.toMatchObject({ status: DatStatus.INVALID_PARAMETER, message: expect.stringMatching(/timeoutS .*got -1/) });
   });
 });

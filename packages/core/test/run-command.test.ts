@@ -45,11 +45,11 @@ const POINTER = "Run 'dapl run --help' for usage.\n";
 
 describe('dapl run: bad input', () => {
   it.each([
-    [['-n', '0', hello], '-n must be an integer from 1 to 1024 (the number of ranks), got "0"'],
-    [['-n-1', hello], '-n must be an integer from 1 to 1024 (the number of ranks), got "-1"'],
-    [['--np=-1', hello], '-n must be an integer from 1 to 1024 (the number of ranks), got "-1"'],
-    [['-n', 'abc', hello], '-n must be an integer from 1 to 1024 (the number of ranks), got "abc"'],
-    [[hello], '-n N is required: the number of ranks, an integer from 1 to 1024'],
+    [['-n', '0', hello], '-n must be an integer from 1 to 16777216 (the number of ranks), got "0"'],
+    [['-n-1', hello], '-n must be an integer from 1 to 16777216 (the number of ranks), got "-1"'],
+    [['--np=-1', hello], '-n must be an integer from 1 to 16777216 (the number of ranks), got "-1"'],
+    [['-n', 'abc', hello], '-n must be an integer from 1 to 16777216 (the number of ranks), got "abc"'],
+    [[hello], '-n N is required: the number of ranks, an integer from 1 to 16777216'],
     [['-n', '2'], 'no program given: expected dapl run -n N [options] [--] program.mjs [args...]'],
     [['-n', '2', '--timeout', 'never', hello], '--timeout must be a number of seconds greater than 0 and at most 2147483, got "never"'],
     [['-n'], 'option -n/--np needs a value'],
@@ -64,8 +64,21 @@ describe('dapl run: bad input', () => {
   it('-n -1 (a value that looks like an option) is a usage error (2) naming -n and the range', async () => {
     const r = await run(['run', '-n', '-1', hello]);
     expect(r.code).toBe(RunExitCode.USAGE);
-    expect(r.stderr.split('\n')[0]).toBe('dapl run: -n must be an integer from 1 to 1024 (the number of ranks), got "-1"');
+    expect(r.stderr.split('\n')[0]).toBe('dapl run: -n must be an integer from 1 to 16777216 (the number of ranks), got "-1"');
     expect(r.stderr.endsWith(POINTER)).toBe(true);
+  });
+
+  it('-n beyond what the provider holds is a usage error (2) naming the limit: 1,024 processes on tcp, maxNodes on a simulated fabric', async () => {
+    const processes = await run(['run', '-n', '1025', '--provider', 'tcp', hello]);
+    expect(processes.code).toBe(RunExitCode.USAGE);
+    expect(processes.stderr.split('\n')[0]).toBe(
+      'dapl run: -n 1025: a job of provider tcp runs its ranks as processes (or tasks with real connections), at most 1024; a simulated provider (ib, lapi, combuf) runs up to its maxNodes in one process',
+    );
+    const fabric = await run(['run', '-n', '2049', '--provider', 'ib', hello], { DAPL_IB_MAX_NODES: '2048' });
+    expect(fabric.code).toBe(RunExitCode.USAGE);
+    expect(fabric.stderr.split('\n')[0]).toBe(
+      'dapl run: -n 2049: the simulated fabric of provider ib holds at most 2048 nodes, one per rank (ib.maxNodes); raise ib.maxNodes (DAPL_IB_MAX_NODES=2049, or "maxNodes": 2049 in the "ib" section of a config file)',
+    );
   });
 
   it("options end at the program: the program's own -n and --flags are passed on, not read by dapl run", async () => {
@@ -131,7 +144,7 @@ describe('dapl run: bad input', () => {
   it('through the real executable: -n 0 and a missing program', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dapl-run-'));
     const zero = await runBin(['run', '-n', '0', hello], dir);
-    expect(zero).toEqual({ code: 2, stdout: '', stderr: `dapl run: -n must be an integer from 1 to 1024 (the number of ranks), got "0"\n${POINTER}` });
+    expect(zero).toEqual({ code: 2, stdout: '', stderr: `dapl run: -n must be an integer from 1 to 16777216 (the number of ranks), got "0"\n${POINTER}` });
     const missing = await runBin(['run', '-n', '2', 'missing-program.mjs'], dir);
     expect(missing).toEqual({ code: 4, stdout: '', stderr: `dapl run: program file not found: ${join(dir, 'missing-program.mjs')}\n` });
   });

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFile } from 'node:fs/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { isDatError, type DatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
 import { NetworkModel, type NetworkParameters } from '../src/sim/network-model.js';
@@ -638,6 +638,39 @@ describe('SimKernel holds', () => {
     expect(error.status).toBe(DatStatus.TIMEOUT_EXPIRED);
     expect(error.message).toContain('rank 0: loading the program');
   }, 2000);
+
+  it('holdTimeoutMs bounds the time without a hold ending, not the holds together (ranks loading one after another)', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const kernel = new SimKernel();
+      const ranks = 4;
+      const opened = Array.from({ length: ranks }, () => {
+        let resolve = (): void => undefined;
+        const promise = new Promise<void>((r) => (resolve = r));
+        return { promise, resolve };
+      });
+      const run = kernel.run(
+        opened.map((gate, r) => async () => {
+          await gate.promise;
+          await kernel.sleep(r, 1);
+        }),
+        { startHeld: 'loading the program', holdTimeoutMs: 1000 },
+      );
+      const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+      await settle();
+      // 4 × 600 ms of holds: past the timeout in total, never 1000 ms without one ending.
+      for (const gate of opened) {
+        vi.advanceTimersByTime(600);
+        gate.resolve();
+        await settle();
+      }
+      const result = await run;
+      expect(result.outcome).toBe('completed');
+      expect(result.rankEndNs).toEqual([1, 1, 1, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
+  }, 5000);
 
   it('a rank that polls with setImmediate instead of awaiting is reported after settleTimeoutMs', async () => {
     const kernel = new SimKernel();

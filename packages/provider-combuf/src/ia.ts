@@ -5,7 +5,7 @@ import { CombufHwCollectives, type HwCaller } from './hw-collectives.js';
 import type { CombufFabric } from './fabric.js';
 import { TcwCache } from './tcw-cache.js';
 
-const ADDRESS = /^combuf:(0|[1-9][0-9]{0,4})$/;
+const ADDRESS = /^combuf:(0|[1-9][0-9]{0,6})$/;
 const COUNTERS = ['tcwCreated', 'tcwReused', 'sendRightsAcquired'] as const;
 
 /**
@@ -85,7 +85,7 @@ export class CombufIa extends SimIa {
 
   override validateAddress(address: string): void {
     if (!ADDRESS.test(address)) {
-      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like combuf:<node> (node 0..99999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like combuf:<node> (node 0..9999999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
     }
   }
 

@@ -7,7 +7,7 @@ const HUGE = 1e12;
 
 /** Runtime parameters of the combuf provider (`DAPL_COMBUF_<NAME>`, `combuf.<name>` in dapl.config.json); model.ts cites each default. */
 export const COMBUF_PARAMETERS: readonly ParameterSpec[] = [
-  { name: 'maxNodes', type: 'integer', default: 4096, min: 1, max: 65_536, help: 'nodes one fabric can hold; an IA is a node, numbered in open order (or its rank)' },
+  { name: 'maxNodes', type: 'integer', default: 65_536, min: 1, max: 1 << 20, help: 'nodes one fabric can hold; an IA is a node, numbered in open order (or its rank)' },
   { name: 'connectTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'default wall-clock time an active connect may take before connection-timed-out' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0x8000_0000, help: 'largest send or remote DMA (bytes)' },
   { name: 'linkBytesPerNs', type: 'number', default: M.linkBytesPerNs, min: 1e-6, max: 1000, help: 'crossbar link rate, bytes/ns, half duplex (Tatebe et al. §5)' },

@@ -3,7 +3,7 @@ import { SimIa, type KitEvds, type KitPz } from '@dapl/core/provider-kit';
 import { IbEndpoint } from './ep.js';
 import type { IbFabric } from './fabric.js';
 
-const ADDRESS = /^ib:[1-9][0-9]{0,4}$/;
+const ADDRESS = /^ib:[1-9][0-9]{0,6}$/;
 
 /** One HCA port of the simulated subnet: node `node`, LID node + 1, address `ib:<lid>`. */
 export class IbIa extends SimIa {
@@ -11,7 +11,7 @@ export class IbIa extends SimIa {
 
   override validateAddress(address: string): void {
     if (!ADDRESS.test(address)) {
-      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like ib:<lid> (lid 1..65535), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like ib:<lid> (lid 1..9999999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
     }
   }
 

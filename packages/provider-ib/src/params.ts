@@ -7,7 +7,7 @@ const HUGE = 1e12;
 
 /** Runtime parameters of the ib provider (`DAPL_IB_<NAME>`, `ib.<name>` in dapl.config.json); model.ts cites each default. */
 export const IB_PARAMETERS: readonly ParameterSpec[] = [
-  { name: 'maxNodes', type: 'integer', default: 1024, min: 1, max: 65_535, help: 'nodes (HCAs) one fabric can hold; an IA is a node, numbered in LID order' },
+  { name: 'maxNodes', type: 'integer', default: 65_536, min: 1, max: 1 << 20, help: 'nodes (HCAs) one fabric can hold, one per rank; an IA is a node, numbered in LID order (beyond the 48K unicast LIDs of one real IBA subnet: the simulated subnet numbers on)' },
   { name: 'connectTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'default wall-clock time an active connect may take before connection-timed-out' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0x8000_0000, help: 'largest send or RDMA transfer (bytes); IBA allows 2^31' },
   { name: 'linkBytesPerNs', type: 'number', default: M.linkBytesPerNs, min: 1e-6, max: 1000, help: 'link data rate, bytes/ns: 4X, 10 Gbps signalling, 8b/10b (Chai et al. §2.1)' },

@@ -4,7 +4,7 @@ import { LapiActiveMessages } from './active-messages.js';
 import { LapiEndpoint } from './ep.js';
 import type { LapiFabric } from './fabric.js';
 
-const ADDRESS = /^lapi:[0-9]{1,5}$/;
+const ADDRESS = /^lapi:[0-9]{1,7}$/;
 
 /** One LAPI task of the simulated SP: node `node`, address `lapi:<node>`. LAPI calls charge its clock. */
 export class LapiIa extends SimIa {
@@ -21,7 +21,7 @@ export class LapiIa extends SimIa {
 
   override validateAddress(address: string): void {
     if (!ADDRESS.test(address)) {
-      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like lapi:<task> (task 0..99999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
+      throw new DatError(DatStatus.INVALID_ADDRESS, `address must look like lapi:<task> (task 0..9999999), got ${JSON.stringify(address.slice(0, 80))}`, { argument: 'address' });
     }
   }
 

@@ -9,7 +9,7 @@ const ns = (name: keyof LapiModel, help: string): ParameterSpec => ({ name, type
 
 /** Runtime parameters of the lapi provider (`DAPL_LAPI_<NAME>`, `lapi.<name>` in dapl.config.json); model.ts cites each default. */
 export const LAPI_PARAMETERS: readonly ParameterSpec[] = [
-  { name: 'maxNodes', type: 'integer', default: 512, min: 1, max: 65_535, help: 'nodes one SP switch fabric can hold; an IA is a node (task)' },
+  { name: 'maxNodes', type: 'integer', default: 65_536, min: 1, max: 1 << 20, help: 'nodes one SP switch fabric can hold; an IA is a node (task)' },
   { name: 'connectTimeoutMs', type: 'integer', default: 5_000, min: 1, max: 600_000, help: 'default wall-clock time an active connect may take before connection-timed-out' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0x8000_0000, help: 'largest send or RDMA transfer (bytes)' },
   { name: 'mode', type: 'enum', default: 'polling', values: ['polling', 'interrupt'], help: 'how arrivals are noticed: polling, or an interrupt + wake-up per message (Banikazemi et al. §6.1)' },

@@ -7,7 +7,9 @@ import { packageName } from '../registry/import-module.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
 import { configurationWarnings } from '../registry/configuration-warnings.js';
 import { createRootLogger } from '../logging/root-logger.js';
-import type { CliCommand } from './cli-types.js';
+import { UsageError, type CliCommand } from './cli-types.js';
+import { rankLimitProblem, MAX_PROCESS_RANKS } from '../launcher/rank-limit.js';
+import { isSimulatedProvider } from '../sim/simulated-provider.js';
 import { RUN_EXIT_CODE_HELP, RunExitCode } from '../launcher/exit-codes.js';
 import { exitCodeOf } from '../launcher/job-outcome.js';
 import { Job, DEFAULT_GRACE_MS } from '../launcher/job.js';
@@ -118,7 +120,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
     usage: 'dapl run -n N [--provider KEY] [--config FILE] [--tag-output] [--timeout S] [--in-process] [--hosts LIST | --hostfile FILE] [--launcher ssh|CMD] [--launcher-address ADDR] [--] program.mjs [args...]',
     description: RUN_DESCRIPTION,
     options: [
-      { name: 'np', short: 'n', type: 'string', valueName: 'N', help: `Number of ranks, 1 to ${MAX_RANKS} (required)` },
+      { name: 'np', short: 'n', type: 'string', valueName: 'N', help: `Number of ranks (required): up to ${MAX_PROCESS_RANKS} processes, or as many as a simulated provider's maxNodes (at most ${MAX_RANKS})` },
       { name: 'provider', type: 'string', valueName: 'KEY', help: 'Provider for the ranks, passed as DAPL_PROVIDER; checked against the registry first' },
       { name: 'config', type: 'string', valueName: 'FILE', help: 'Config file for the launcher and the ranks, passed as DAPL_CONFIG (absolute)' },
       { name: 'tag-output', type: 'boolean', help: "Prefix every line a rank prints with '[<rank>] '" },
@@ -138,7 +140,7 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       const provider = await registry.load(config.providerKey);
       // So is a setting the provider or an installed library does not declare, and a bad value of
       // one it does: every rank would stop on it.
-      config.resolveDeclaredSection(provider.name, provider.parameters, `provider ${provider.name}`);
+      const section = config.resolveDeclaredSection(provider.name, provider.parameters, `provider ${provider.name}`);
       for (const library of await loadLibrarySections()) {
         const owner = `library ${packageName(library.specifier)}`;
         const { values } = config.resolveDeclaredSection(library.name, library.parameters, owner);
@@ -150,6 +152,8 @@ export function createRunCommand(deps: RunCommandDeps = {}): CliCommand {
       for (const warning of await configurationWarnings(config, registry)) io.stderr.write(`dapl run: warning: ${warning}\n`);
       // A provider of simulated hardware needs every rank in one process.
       const inProcess = parsed.values['in-process'] === true || provider.capabilities.inProcess;
+      const tooMany = rankLimitProblem(request.size, provider.name, isSimulatedProvider(provider), section);
+      if (tooMany !== undefined) throw new UsageError(tooMany, 'run');
       const notRunnable = await programFileProblem(request.program);
       if (notRunnable !== undefined) {
         io.stderr.write(notRunnable);

@@ -3,13 +3,21 @@
  * environment variable (`DAPL_MPI_EAGER_LIMIT`) and the flag (`--mpi.eagerLimit`).
  */
 
+/** Names already converted: every simulated rank resolves the same sections (16,384 ranks, dozens of names each). */
+const screamingSnakes = new Map<string, string>();
+const MAX_CACHED_NAMES = 4096;
+
 /** `eagerLimit` → `EAGER_LIMIT`; `rdmaMTU` → `RDMA_MTU`; `tcp-0` → `TCP_0`. */
 export function toScreamingSnake(name: string): string {
-  return name
+  let converted = screamingSnakes.get(name);
+  if (converted !== undefined) return converted;
+  converted = name
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
     .replace(/[^A-Za-z0-9]+/g, '_')
     .toUpperCase();
+  if (screamingSnakes.size < MAX_CACHED_NAMES) screamingSnakes.set(name, converted);
+  return converted;
 }
 
 /** `EAGER_LIMIT` → `eagerLimit`. */

@@ -5,6 +5,7 @@ export { RunExitCode, RUN_EXIT_CODE_HELP } from './exit-codes.js';
 export { LineForwarder, DEFAULT_MAX_LINE_BYTES } from './line-forwarder.js';
 export { jobEnvironment, rankEnvironment, newJobKey, PMI_FD_NUMBER, JOB_KEY_BYTES, type JobEnvironmentOptions } from './rank-environment.js';
 export { parseRunArguments, MAX_RANKS, MAX_TIMEOUT_SECONDS, type RunRequest } from './run-arguments.js';
+export { rankLimitProblem, MAX_PROCESS_RANKS } from './rank-limit.js';
 export { spawnNodeRank } from './spawn-node-rank.js';
 export { spawnWorkerRank } from './worker/spawn-worker-rank.js';
 export { rankSpawnerFor } from './worker/rank-spawner.js';

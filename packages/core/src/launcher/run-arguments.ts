@@ -1,8 +1,12 @@
 import { isAbsolute, resolve } from 'node:path';
 import { UsageError, type ParsedArgs } from '../cli/cli-types.js';
 
-/** More ranks than this on one machine is a typo, not a job. */
-export const MAX_RANKS = 1024;
+/**
+ * The most ranks `-n` takes: what the simulator's kernel can run in one process. What a job may
+ * really have depends on its provider (`rankLimitProblem`): 1,024 processes, or a simulated
+ * fabric's `maxNodes`.
+ */
+export const MAX_RANKS = 1 << 24;
 /** setTimeout's limit, in seconds. */
 export const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
 

@@ -55,7 +55,8 @@ export abstract class EndpointBase implements Endpoint {
   private epState = EpState.UNCONNECTED;
   private peerAddress: string | undefined;
   private nextSeq = 1;
-  private connectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the pending connect timeout. */
+  private connectTimer: (() => void) | undefined;
   /** Posted receives, oldest first. */
   protected readonly recvs = new Fifo<PostedRecv>(64);
   /** Outstanding requests in post order; completions pop from the head. */
@@ -295,16 +296,16 @@ export abstract class EndpointBase implements Endpoint {
 
   private armConnectTimer(timeoutMs: number): void {
     this.clearConnectTimer();
-    this.connectTimer = setTimeout(() => {
+    this.connectTimer = this.ia.startTimer(timeoutMs, () => {
       this.connectTimer = undefined;
       if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
       this.cancelConnect();
       this.connectFailed('connection-timed-out', `the connection was not established within ${timeoutMs} ms`);
-    }, timeoutMs);
+    });
   }
 
   private clearConnectTimer(): void {
-    if (this.connectTimer !== undefined) clearTimeout(this.connectTimer);
+    this.connectTimer?.();
     this.connectTimer = undefined;
   }
 

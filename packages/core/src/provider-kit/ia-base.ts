@@ -12,6 +12,7 @@ import { EvdQueue } from './evd-queue.js';
 import { KitPz } from './memory.js';
 import type { PspBase } from './psp-base.js';
 import { RmrTable } from './rmr-table.js';
+import { wallTimeout } from '../runtime/wall-clock.js';
 import { describe, requireHandle, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
 export interface IaBaseInit {
@@ -87,6 +88,13 @@ export abstract class IaBase implements InterfaceAdapter {
   validateAddress(_address: string): void {}
   /** Memory of `bytes` is being registered (a simulated provider charges its cost here). */
   onRegister(_bytes: number): void {}
+  /**
+   * Run `action` after `ms` of this IA's time unless the returned function cancels it first (a
+   * connect timeout). Wall-clock time here; a simulated IA times on its rank's virtual clock.
+   */
+  startTimer(ms: number, action: () => void): () => void {
+    return wallTimeout(ms * 1e6, action);
+  }
 
   // ---- InterfaceAdapter ----------------------------------------------------------------------
 

@@ -44,4 +44,11 @@ export interface Clock {
    * library's own timeouts. A wall-clock timer does not keep the process alive.
    */
   delay(ns: number): Promise<void>;
+  /**
+   * Runs `action` once `ns` nanoseconds have passed on this clock unless the returned function is
+   * called first: a library's timeout that can be cancelled. Under the simulator it is virtual time,
+   * so that a timeout means the same at 16 ranks as at 16,384, where the host takes far longer to
+   * simulate the same microseconds. Optional: `startTimeout` falls back to a wall-clock timer.
+   */
+  after?(ns: number, action: () => void): () => void;
 }

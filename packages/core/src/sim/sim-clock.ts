@@ -8,6 +8,8 @@ export interface VirtualTimeSource {
   readonly now: number;
   /** Run `action` at virtual time `atNs` (for `delay`); a source without it cannot delay. */
   schedule?(atNs: number, action: () => void): number;
+  /** Drop an event `schedule` returned (for `after`'s cancel). */
+  cancel?(handle: number): void;
 }
 
 /**
@@ -59,6 +61,26 @@ export class SimClock implements Clock {
     const schedule = this.time.schedule;
     if (schedule === undefined) return Promise.reject(new Error('this clock has no kernel to delay on'));
     return new Promise((resolve) => schedule.call(this.time, at, resolve));
+  }
+
+  /**
+   * Runs `action` when virtual time reaches this rank's time + `ns`, unless the returned function
+   * cancels it first. A cancelled timer leaves no trace in the run (its event never counts).
+   */
+  after(ns: number, action: () => void): () => void {
+    requireFiniteAtLeast(ns, 'ns', 0);
+    const source = this.time;
+    if (source.schedule === undefined || source.cancel === undefined) throw new Error('this clock has no kernel to time on');
+    let live = true;
+    const handle = source.schedule(this.nowNs + ns, () => {
+      live = false;
+      action();
+    });
+    live = handle !== 0;
+    return () => {
+      if (live) source.cancel!(handle);
+      live = false;
+    };
   }
 
   /** Moves this rank's time on to `ns` if it is behind (a completion waking the rank at the event's time). */

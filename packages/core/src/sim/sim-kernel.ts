@@ -219,7 +219,9 @@ export class SimKernel implements VirtualTimeSource {
 
   release(rank: number): void {
     this.checkRank(rank);
+    const held = this.ranks.isHeld(rank);
     if (this.ranks.release(rank)) this.unpark();
+    else if (held) this.restartHoldTimer();
   }
 
   /** End the run on behalf of `rank` (its `runtime.abort`): `run()` resolves promptly with outcome `aborted`. */
@@ -364,6 +366,16 @@ export class SimKernel implements VirtualTimeSource {
     this.holdTimer ??= setTimeout(this.onHoldTimeout, this.holdTimeoutMs);
   }
 
+  /**
+   * A hold ended and others remain: the hold timeout bounds the time without progress, not the
+   * whole of the holds (16,384 ranks load their program one after another for minutes).
+   */
+  private restartHoldTimer(): void {
+    if (this.holdTimer === undefined) return;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = setTimeout(this.onHoldTimeout, this.holdTimeoutMs);
+  }
+
   private unpark(): void {
     if (this.holdTimer !== undefined) clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
@@ -374,8 +386,9 @@ export class SimKernel implements VirtualTimeSource {
 
   private readonly onHoldTimeout = (): void => {
     this.holdTimer = undefined;
-    const held = this.ranks.holdDescriptions().join('; ');
-    this.fail(new DatError(DatStatus.TIMEOUT_EXPIRED, `held ranks kept virtual time still for more than ${this.holdTimeoutMs} ms (options.holdTimeoutMs): ${held}`));
+    const holds = this.ranks.holdDescriptions();
+    const held = holds.length > 8 ? `${holds.slice(0, 8).join('; ')}; and ${holds.length - 8} more` : holds.join('; ');
+    this.fail(new DatError(DatStatus.TIMEOUT_EXPIRED, `held ranks kept virtual time still for more than ${this.holdTimeoutMs} ms without any hold ending (options.holdTimeoutMs): ${held}`));
   };
 
   private readonly onSignal = (): void => this.requestEnd('stopped');

@@ -10,7 +10,7 @@ export interface SimRunOptions {
    * with I/O the kernel cannot see, such as importing their program.
    */
   readonly startHeld?: string;
-  /** Reject (TIMEOUT_EXPIRED) when held ranks keep virtual time still for longer than this. Default 60 000. */
+  /** Reject (TIMEOUT_EXPIRED) when held ranks keep virtual time still for longer than this with none of their holds ending. Default 60 000. */
   readonly holdTimeoutMs?: number;
   /** Reject (INTERNAL_ERROR) when `setImmediate` work keeps coming for longer than this (a rank polling instead of awaiting). Default 60 000. */
   readonly settleTimeoutMs?: number;

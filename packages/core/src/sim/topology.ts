@@ -16,8 +16,8 @@ export class Crossbar2D {
     readonly x: number,
     readonly y: number,
   ) {
-    requireInteger(x, 'x', 1, 1 << 16);
-    requireInteger(y, 'y', 1, 1 << 16);
+    requireInteger(x, 'x', 1, 1 << 24);
+    requireInteger(y, 'y', 1, 1 << 24);
   }
 
   get nodes(): number {

@@ -7,6 +7,16 @@ import type { RunRanks } from './in-process-job.js';
 /** What ranks read while the program loads: its modules are real I/O the kernel cannot see. */
 export const LOADING_THE_PROGRAM = 'loading the program';
 
+/**
+ * How long the ranks may hold virtual time still with none of them done loading: Node's loader
+ * works on every rank's import at once through its hooks thread, so the first rank may be done
+ * only when most of the loading is — 60 s for small jobs, 100 ms a rank for large ones (4,096
+ * ranks took 280 s of wall time on a loaded 2-vCPU host).
+ */
+export function loadingTimeoutMs(ranks: number): number {
+  return Math.min(2 ** 31 - 1, Math.max(60_000, ranks * 100));
+}
+
 /** How an in-process job runs its ranks under a simulated provider's kernel, in virtual time. */
 export interface KernelDriver {
   /** Rank r's `runtime.clock`: the kernel's clock of rank r (what the provider's IAs recognise). */
@@ -27,7 +37,7 @@ export function kernelDriver(kernel: SimKernel): KernelDriver {
     runRanks: (mains, stop) => {
       let run: Promise<SimRunResult>;
       try {
-        run = kernel.run(mains, { signal: stop, startHeld: LOADING_THE_PROGRAM });
+        run = kernel.run(mains, { signal: stop, startHeld: LOADING_THE_PROGRAM, holdTimeoutMs: loadingTimeoutMs(mains.length) });
       } catch (error) {
         ended(undefined); // e.g. a kernel that has run before: `finished` must settle all the same
         throw error;

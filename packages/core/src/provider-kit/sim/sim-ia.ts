@@ -59,6 +59,11 @@ export abstract class SimIa extends IaBase {
     return evd;
   }
 
+  /** Connect timeouts in virtual time: a slow host simulating many ranks must not time out a connection the model made in microseconds. */
+  override startTimer(ms: number, action: () => void): () => void {
+    return this.clock.after(ms * 1e6, action);
+  }
+
   sameJobAs(other: SimIa): boolean {
     return constantTimeEqual(this.jobKey, other.jobKey);
   }

@@ -8,6 +8,7 @@ import type { InterfaceAdapter } from '../../dat/ia.js';
 import type { ConnectionRequest, PublicServicePoint } from '../../dat/psp.js';
 import type { ProtectionZone } from '../../dat/pz.js';
 import type { Runtime } from '../runtime.js';
+import { startTimeout } from '../wall-clock.js';
 import { connectionEventError, connectStepError, connectTimeoutError, serviceClosedError } from './connect-errors.js';
 import { LinkState, PeerLink } from './peer-link.js';
 import type { Connections } from './types.js';
@@ -98,7 +99,7 @@ export class ConnectionService implements Connections {
     // A connection to itself is made as a higher rank makes one: by connecting.
     const higher = this.rank >= peer;
     const limit = this.#init.connectTimeoutMs + (higher ? CONNECT_BACKSTOP_MS : 0);
-    const promise = link.wait(limit, () => this.#waitExpired(link, limit));
+    const promise = link.wait(limit, () => this.#waitExpired(link, limit), this.#startTimeout);
     if (link.state === LinkState.IDLE) {
       if (higher) this.#connect(link);
       else this.#askPeerToConnect(link);
@@ -350,6 +351,9 @@ export class ConnectionService implements Connections {
 
   // ---- helpers -----------------------------------------------------------------------------
 
+  /** Timeouts on the rank's clock: virtual time under the simulator, where the host may take seconds for what the model does in microseconds. */
+  readonly #startTimeout = (ms: number, action: () => void): (() => void) => startTimeout(this.#init.runtime.clock, ms, action);
+
   #link(peer: number): PeerLink {
     let link = this.#links.get(peer);
     if (link === undefined) {
@@ -412,9 +416,9 @@ export class ConnectionService implements Connections {
     // A closed IA has already broken every connection and raises no more events.
     if (this.#open === 0 || this.#init.ia.closed) return;
     const done = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, this.#init.connectTimeoutMs);
+      const cancel = this.#startTimeout(this.#init.connectTimeoutMs, resolve);
       this.#allDisconnected = () => {
-        clearTimeout(timer);
+        cancel();
         resolve();
       };
     });

@@ -40,8 +40,12 @@ export interface LinkWaiter {
   readonly promise: Promise<Endpoint>;
   readonly resolve: (ep: Endpoint) => void;
   readonly reject: (error: DatError) => void;
-  readonly timer: ReturnType<typeof setTimeout>;
+  /** Cancels the wait's timeout. */
+  readonly cancelTimer: () => void;
 }
+
+/** Starts a timeout of `ms` (on the rank's clock); returns its cancel. */
+export type StartTimeout = (ms: number, action: () => void) => () => void;
 
 /** One peer's link: state, the peer endpoint (pending or connected) and the waiting callers. */
 export class PeerLink {
@@ -57,7 +61,7 @@ export class PeerLink {
   }
 
   /** Start (or join) the wait of `endpoint(peer)` callers; `onTimeout` runs if nothing settles it in `timeoutMs`. */
-  wait(timeoutMs: number, onTimeout: () => void): Promise<Endpoint> {
+  wait(timeoutMs: number, onTimeout: () => void, startTimeout: StartTimeout): Promise<Endpoint> {
     if (this.waiter !== undefined) return this.waiter.promise;
     let resolve!: (ep: Endpoint) => void;
     let reject!: (error: DatError) => void;
@@ -65,8 +69,7 @@ export class PeerLink {
       resolve = res;
       reject = rej;
     });
-    const timer = setTimeout(onTimeout, timeoutMs);
-    this.waiter = { promise, resolve, reject, timer };
+    this.waiter = { promise, resolve, reject, cancelTimer: startTimeout(timeoutMs, onTimeout) };
     return promise;
   }
 
@@ -74,7 +77,7 @@ export class PeerLink {
     const waiter = this.waiter;
     if (waiter === undefined) return;
     this.waiter = undefined;
-    clearTimeout(waiter.timer);
+    waiter.cancelTimer();
     if (outcome instanceof DatError) waiter.reject(outcome);
     else waiter.resolve(outcome);
   }

@@ -21,6 +21,7 @@ import { makeSlots, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
 import { RdmaTransportHook, RdmaTransportPost } from './rdma-transport-hook.js';
+import { PeerBells } from './peer-bells.js';
 
 /** Blocking sends in flight at once that may be copied (more go zero-copy): concurrent MPI_Sends are few. */
 const BOUNCE_BUFFERS = 4;
@@ -104,6 +105,7 @@ export class RdmaDevice implements Device {
   readonly #inNotice = emptyNotice();
   readonly #outHeader: Header = emptyHeader();
   readonly #waitingForSlots = new Set<PeerLink>();
+  readonly #bells = new PeerBells(BELL_KEY, (link, error) => this.#failLink(link, error));
   #a: RdmaDeviceAttachment | undefined;
   #sendSlots: Slot[] = [];
   #cache: RegistrationCache | undefined;
@@ -164,7 +166,7 @@ export class RdmaDevice implements Device {
     this.#linksBySlotEp.set(ep, link);
   };
 
-  /** Bind to the job: send buffers, doorbell, and every peer's doorbell from the KVS. Collective. */
+  /** Bind to the job: send buffers and doorbell (a peer's is read from the KVS when the peer is first used). Collective. */
   async attach(a: RdmaDeviceAttachment): Promise<void> {
     this.#a = a;
     const { ia, connections, runtime } = a;
@@ -192,12 +194,7 @@ export class RdmaDevice implements Device {
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
     this.#bellRmr = connections.pz.createRmr();
     const t = this.#bellRmr.bind(bell, 0, 8, MemAccess.REMOTE_WRITE);
-    await runtime.put(`${BELL_KEY}-${runtime.rank}`, `${t.rmrContext.toString(16)}.${t.targetOffset}.${t.length}`);
-    await runtime.fence();
-    for (let r = 0; r < runtime.size; r++) {
-      const [context, offset, length] = (await runtime.get(`${BELL_KEY}-${r}`)).split('.');
-      this.#link(r).bell = { rmrContext: BigInt(`0x${context}`), targetOffset: Number(offset), length: Number(length) };
-    }
+    await this.#bells.publish(runtime, t);
     connections.evds.recv.setNotify(this.#onRecvEvents);
     connections.evds.request.setNotify(this.#onRequestEvents);
   }
@@ -451,7 +448,8 @@ export class RdmaDevice implements Device {
   }
 
   #ring(ep: Endpoint, link: PeerLink, kind: ImmediateKind, value: number): void {
-    if (ep.state !== EpState.CONNECTED || link.bell === undefined) return;
+    if (ep.state !== EpState.CONNECTED) return;
+    if (link.bell === undefined) return this.#bells.whenKnown(link, () => this.#ring(ep, link, kind, value));
     const options = this.#ringOptions;
     options.immediate = encodeImmediate(kind, value);
     ep.postRdmaWrite(NO_DATA, null, link.bell, options);
@@ -490,7 +488,8 @@ export class RdmaDevice implements Device {
       // Flushed: the connection went away. At close that is ours; before it, the peer is lost to
       // us, and what waits on it must end (the peer's finalize, too, has no receive waiting on it).
       if (event.status !== DtoStatus.FLUSHED) this.#failLink(link, transportError(link.peer, event));
-      else if (!this.#closed) this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${event.ep.state})`));
+      // (Once per link: a connection flushes all its buffers at once.)
+      else if (!this.#closed && link.failed === undefined) this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${event.ep.state})`));
       return;
     }
     const h = this.#inHeader;
@@ -763,9 +762,12 @@ export class RdmaDevice implements Device {
     if (length === 0) {
       // Nothing fits the receive (it is truncated to 0 bytes): ring its FIN on the doorbell.
       state.chunksLeft = 1;
-      options.immediate = encodeImmediate(fin, receiverRequest);
-      ep.postRdmaWrite(NO_DATA, request, link.bell!, options);
-      return;
+      const { localCompletion } = options;
+      return this.#bells.whenKnown(link, (bell) => {
+        options.immediate = encodeImmediate(fin, receiverRequest);
+        options.localCompletion = localCompletion;
+        ep.postRdmaWrite(NO_DATA, request, bell, options);
+      });
     }
     const source = this.#writeSources!.of(request.data, length);
     state.region = source;
@@ -1008,7 +1010,7 @@ export class RdmaDevice implements Device {
   }
 
   #link(peer: number): PeerLink {
-    return (this.#links[peer] ??= new PeerLink(peer, this.#params.credits));
+    return (this.#links[peer] ??= this.#bells.track(new PeerLink(peer, this.#params.credits)));
   }
 
   protocolInfo(): string[] {

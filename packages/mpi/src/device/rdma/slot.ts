@@ -5,9 +5,8 @@ import type { PeerLink } from './peer-link.js';
 
 /** One pre-registered eager buffer: a header and up to `eagerLimit` bytes of data (MVAPICH2's vbuf). */
 export class Slot {
-  readonly view: DataView;
-  /** The whole slot as bytes (header at 0, data at HEADER_BYTES): eager data is copied through it, no view made per message. */
-  readonly bytes: Uint8Array;
+  #view: DataView | undefined = undefined;
+  #bytes: Uint8Array | undefined = undefined;
   /** The iov of a post; its length is set before each send (the slot is not reused until the post completes). */
   readonly iov: [{ lmr: Lmr; offset: number; length: number }];
   /** Send slots: a blocking send that completes when this post does (its bytes have left). */
@@ -22,9 +21,21 @@ export class Slot {
     readonly offset: number,
     readonly capacity: number,
   ) {
-    this.view = new DataView(lmr.bytes.buffer, lmr.bytes.byteOffset + offset, capacity);
-    this.bytes = new Uint8Array(lmr.bytes.buffer, lmr.bytes.byteOffset + offset, capacity);
     this.iov = [{ lmr, offset, length: capacity }];
+  }
+
+  /**
+   * The slot for reading and writing headers. Made on first use, as `bytes`: most receive buffers
+   * of a large job are never filled (a simulated rank of 1,024 holds 64 per connection), and two
+   * views each would be most of what a buffer costs the heap.
+   */
+  get view(): DataView {
+    return (this.#view ??= new DataView(this.lmr.bytes.buffer, this.lmr.bytes.byteOffset + this.offset, this.capacity));
+  }
+
+  /** The whole slot as bytes (header at 0, data at HEADER_BYTES): eager data is copied through it, no view made per message. */
+  get bytes(): Uint8Array {
+    return (this.#bytes ??= new Uint8Array(this.lmr.bytes.buffer, this.lmr.bytes.byteOffset + this.offset, this.capacity));
   }
 
   /** A view of the data area (after the header), `length` bytes: for data kept past its arrival. */
@@ -40,9 +51,15 @@ export class Slot {
   }
 }
 
-/** `count` slots of `capacity` bytes in one registered region (one registration, not one per slot). */
+/**
+ * `count` slots of `capacity` bytes in one registered region (one registration, not one per slot).
+ * The region is not zeroed: every byte is written (by the peer's message or by our own packing)
+ * before it is read, and a receive buffer the peer never fills then costs neither the zeroing nor,
+ * on a large region, resident memory (a simulated rank of a ring fills 1 of its 64 per lap).
+ */
 export function makeSlots(pz: ProtectionZone, count: number, capacity: number): Slot[] {
-  const lmr = pz.registerLmr(new Uint8Array(count * capacity), MemAccess.LOCAL);
+  const region = Buffer.allocUnsafeSlow(count * capacity);
+  const lmr = pz.registerLmr(new Uint8Array(region.buffer, region.byteOffset, region.byteLength), MemAccess.LOCAL);
   const slots: Slot[] = [];
   for (let i = 0; i < count; i++) slots.push(new Slot(lmr, i * capacity, capacity));
   return slots;
