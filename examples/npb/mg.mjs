@@ -81,16 +81,24 @@ async function comm3(a, g) {
   ]);
 }
 
+/**
+ * Along the line of x at `c`: line1 = the four edge neighbours in y and z, line2 = the four corner
+ * neighbours in the y-z plane (NPB's u1/u2 and r1/r2, shared by resid and psinv).
+ */
+function neighbourSums(a, c, n1, plane) {
+  for (let i1 = 0; i1 < n1; i1++) {
+    line1[i1] = a[c - n1 + i1] + a[c + n1 + i1] + a[c - plane + i1] + a[c + plane + i1];
+    line2[i1] = a[c - plane - n1 + i1] + a[c - plane + n1 + i1] + a[c + plane - n1 + i1] + a[c + plane + n1 + i1];
+  }
+}
+
 /** NPB's resid: r = v − A·u on the interior, then comm3 (r and v may be the same array). */
 async function resid(uu, vv, rr, g) {
   const { n1, plane, planes } = g;
   for (let i3 = 1; i3 <= planes; i3++) {
     for (let i2 = 1; i2 <= n1 - 2; i2++) {
       const c = i3 * plane + i2 * n1;
-      for (let i1 = 0; i1 < n1; i1++) {
-        line1[i1] = uu[c - n1 + i1] + uu[c + n1 + i1] + uu[c - plane + i1] + uu[c + plane + i1];
-        line2[i1] = uu[c - plane - n1 + i1] + uu[c - plane + n1 + i1] + uu[c + plane - n1 + i1] + uu[c + plane + n1 + i1];
-      }
+      neighbourSums(uu, c, n1, plane);
       for (let i1 = 1; i1 <= n1 - 2; i1++) {
         rr[c + i1] = vv[c + i1] - A[0] * uu[c + i1] - A[2] * (line2[i1] + line1[i1 - 1] + line1[i1 + 1]) - A[3] * (line2[i1 - 1] + line2[i1 + 1]);
       }
@@ -108,10 +116,7 @@ async function psinv(rr, uu, g) {
   for (let i3 = 1; i3 <= planes; i3++) {
     for (let i2 = 1; i2 <= n1 - 2; i2++) {
       const c = i3 * plane + i2 * n1;
-      for (let i1 = 0; i1 < n1; i1++) {
-        line1[i1] = rr[c - n1 + i1] + rr[c + n1 + i1] + rr[c - plane + i1] + rr[c + plane + i1];
-        line2[i1] = rr[c - plane - n1 + i1] + rr[c - plane + n1 + i1] + rr[c + plane - n1 + i1] + rr[c + plane + n1 + i1];
-      }
+      neighbourSums(rr, c, n1, plane);
       for (let i1 = 1; i1 <= n1 - 2; i1++) {
         uu[c + i1] = uu[c + i1] + c0 * rr[c + i1] + c1 * (rr[c + i1 - 1] + rr[c + i1 + 1] + line1[i1]) + c2 * (line2[i1] + line1[i1 - 1] + line1[i1 + 1]);
       }
