@@ -157,6 +157,8 @@ const r = new Float64Array(rows);
 const full = new Float64Array(n);
 const partial = new Float64Array(2);
 const sums = new Float64Array(2);
+const partialOne = partial.subarray(0, 1);
+const sumOne = sums.subarray(0, 1);
 
 /** out = A·v for this rank's rows, v gathered whole from every rank's part first. */
 async function multiply(v, out) {
@@ -171,7 +173,7 @@ async function multiply(v, out) {
 /** The global sum of a local partial sum. */
 async function globalSum(value) {
   partial[0] = value;
-  await world.allreduce(partial.subarray(0, 1), sums.subarray(0, 1), Op.SUM);
+  await world.allreduce(partialOne, sumOne, Op.SUM);
   return sums[0];
 }
 
