@@ -11,7 +11,7 @@
 //   node examples/npb/cg.mjs S
 //   npx dapl run -n 4 --provider ib examples/npb/cg.mjs W
 import { Mpi, Op } from '@dapl/mpi';
-import { kernelArguments, printResults, randlc, timeMeasured } from './common.mjs';
+import { connectAll, kernelArguments, printResults, randlc, timeMeasured } from './common.mjs';
 
 const CLASSES = {
   S: { na: 1400, nonzer: 7, niter: 15, shift: 10, zeta: 8.5971775078648 },
@@ -27,6 +27,7 @@ const world = mpi.world;
 const { rank, size } = world;
 const { cls, C } = await kernelArguments(mpi, 'cg', CLASSES, () => 1024);
 const { na: n, nonzer, niter, shift } = C;
+await connectAll(world);
 
 // Rows [firstRow, lastRow) are this rank's; counts and displacements for the allgathervs.
 const counts = [];

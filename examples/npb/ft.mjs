@@ -10,7 +10,7 @@
 //   node examples/npb/ft.mjs S
 //   npx dapl run -n 4 --provider ib examples/npb/ft.mjs W
 import { Mpi, Op } from '@dapl/mpi';
-import { kernelArguments, nextSeed, power46, printResults, timeMeasured, vranlc } from './common.mjs';
+import { connectAll, kernelArguments, nextSeed, power46, printResults, timeMeasured, vranlc } from './common.mjs';
 
 const CLASSES = {
   S: {
@@ -45,6 +45,7 @@ const world = mpi.world;
 const { rank, size } = world;
 const { cls, C } = await kernelArguments(mpi, 'ft', CLASSES, (c) => Math.min(c.ny, c.nz));
 const { nx, ny, nz, niter } = C;
+await connectAll(world);
 const ntotal = nx * ny * nz;
 // Slab sizes: z-planes in layout 1 ([z][y][x]), y-planes in layout 2 ([y][x][z]).
 const nzl = nz / size;

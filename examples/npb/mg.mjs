@@ -12,7 +12,7 @@
 //   node examples/npb/mg.mjs S
 //   npx dapl run -n 4 --provider ib examples/npb/mg.mjs W
 import { Mpi, Op } from '@dapl/mpi';
-import { kernelArguments, nextSeed, power46, printResults, timeMeasured, vranlc } from './common.mjs';
+import { connectAll, kernelArguments, nextSeed, power46, printResults, timeMeasured, vranlc } from './common.mjs';
 
 const CLASSES = {
   S: { log2n: 5, nit: 4, norm: 0.5307707005734e-4 },
@@ -32,6 +32,7 @@ const { cls, C } = await kernelArguments(mpi, 'mg', CLASSES, (c) => 2 ** c.log2n
 const lt = C.log2n;
 const n = 2 ** lt;
 const nit = C.nit;
+await connectAll(world);
 
 /** One level's grid: n³ points, this rank's planes [z0, z0 + planes) (all of them when replicated), ghosts around. */
 function level(k) {
