@@ -1,6 +1,7 @@
 // What the NPB kernels share: the NAS pseudo-random generator (a linear congruential generator
 // mod 2^46, x ← a·x, computed exactly in doubles by splitting into 23-bit halves, as NPB's randlc
-// and vranlc do) and the result block every NPB benchmark prints.
+// and vranlc do), the class and process-count checks of their command lines, and the result block
+// every NPB benchmark prints.
 
 const R23 = 2 ** -23;
 const R46 = R23 * R23;
@@ -47,8 +48,51 @@ export function vranlc(n, x, a, out) {
   return x;
 }
 
+/** a^n mod 2^46 by binary powering (NPB's power and ipow46): the generator's jump over n numbers. */
+export function power46(a, n) {
+  let result = 1;
+  let q = a;
+  for (let m = n; m > 0; m = Math.floor(m / 2)) {
+    if (m % 2 === 1) result = nextSeed(result, q);
+    q = nextSeed(q, q);
+  }
+  return result;
+}
+
+/**
+ * The class named by the first argument (S by default) among `classes`, and a power-of-two number of
+ * ranks no greater than `maxRanks(class)`, as NPB's CG, MG and FT require; otherwise a usage message
+ * on rank 0 and exit code 2.
+ */
+export async function kernelArguments(mpi, name, classes, maxRanks) {
+  const { rank, size } = mpi.world;
+  const cls = (process.argv[2] ?? 'S').toUpperCase();
+  const usage = async (why) => {
+    if (rank === 0) process.stderr.write(`usage: ${name}.mjs [${Object.keys(classes).join('|')}] on a power-of-two number of ranks: ${why}\n`);
+    return mpi.abort(2, why);
+  };
+  if (!(cls in classes)) await usage(`unknown class ${process.argv[2]}`);
+  const most = maxRanks(classes[cls]);
+  if ((size & (size - 1)) !== 0 || size > most) await usage(`class ${cls} runs on 1, 2, 4, … ${most} ranks, got ${size}`);
+  return { cls, C: classes[cls] };
+}
+
+/**
+ * Exchanges a word with every rank, so that every connection a kernel will use is up before its first
+ * long computation: ranks in one process (a simulated provider) compute in turn, and a connection
+ * request that waits on a computing peer counts wall time against its timeout (10 s by default).
+ */
+export async function connectAll(world) {
+  await world.alltoall(new Int32Array(world.size), new Int32Array(world.size));
+}
+
+/** What the reported time counts: the wall clock, or virtual time in which only communication costs (a simulated provider). */
+export function timeMeasured(mpi) {
+  return mpi.job.ia.provider.capabilities.inProcess ? 'virtual, comm. only' : 'wall clock';
+}
+
 /** The result block of NPB's print_results. */
-export function printResults({ name, cls, size, iterations, seconds, processes, mops, operation, verified, provider }) {
+export function printResults({ name, cls, size, iterations, seconds, processes, mops, operation, verified, provider, clock }) {
   const line = (label, value) => ` ${label.padEnd(15)} = ${String(value).padStart(24)}\n`;
   process.stdout.write(
     `\n\n ${name} Benchmark Completed.\n` +
@@ -62,6 +106,7 @@ export function printResults({ name, cls, size, iterations, seconds, processes, 
       line('Operation type', operation) +
       line('Verification', verified ? 'SUCCESSFUL' : 'UNSUCCESSFUL') +
       line('Provider', provider) +
+      line('Time measured', clock) +
       '\n',
   );
 }

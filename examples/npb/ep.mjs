@@ -7,7 +7,7 @@
 //   node examples/npb/ep.mjs S
 //   npx dapl run -n 4 examples/npb/ep.mjs W
 import { Mpi, Op } from '@dapl/mpi';
-import { printResults, randlc, vranlc } from './common.mjs';
+import { printResults, randlc, timeMeasured, vranlc } from './common.mjs';
 
 const CLASSES = {
   S: { m: 24, sx: -3.247834652034740e3, sy: -6.958407078382297e3 },
@@ -84,7 +84,7 @@ if (rank === 0) {
   const verified = Math.abs((sums[0] - sxRef) / sxRef) <= EPSILON && Math.abs((sums[1] - syRef) / syRef) <= EPSILON;
   process.stdout.write(`\n EP Benchmark Results:\n\n CPU Time = ${seconds.toFixed(4)}\n N = 2^${m}\n No. Gaussian Pairs = ${gc}\n Sums = ${sums[0].toExponential(15)} ${sums[1].toExponential(15)}\n Counts:\n`);
   for (let i = 0; i < NQ; i++) process.stdout.write(` ${String(i).padStart(3)} ${String(counts[i]).padStart(15)}\n`);
-  printResults({ name: 'EP', cls, size: 2 ** (m + 1), iterations: 0, seconds, processes: size, mops: 2 ** (m + 1) / seconds / 1e6, operation: 'Random numbers generated', verified, provider: mpi.provider });
+  printResults({ name: 'EP', cls, size: 2 ** (m + 1), iterations: 0, seconds, processes: size, mops: 2 ** (m + 1) / seconds / 1e6, operation: 'Random numbers generated', verified, provider: mpi.provider, clock: timeMeasured(mpi) });
   if (!verified) await mpi.abort(1, `EP: sums ${sums[0]}, ${sums[1]}; expected ${sxRef}, ${syRef}`);
 }
 await mpi.finalize();

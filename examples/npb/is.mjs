@@ -8,7 +8,7 @@
 //   node examples/npb/is.mjs S
 //   npx dapl run -n 4 examples/npb/is.mjs W
 import { Mpi, Op } from '@dapl/mpi';
-import { nextSeed, printResults } from './common.mjs';
+import { nextSeed, printResults, timeMeasured } from './common.mjs';
 
 const CLASSES = {
   S: { totalKeysLog2: 16, maxKeyLog2: 11, bucketsLog2: 9, index: [48427, 17148, 23627, 62548, 4431], rank: [0, 18, 346, 64917, 65463] },
@@ -186,7 +186,7 @@ const totalPassed = new Int32Array(1);
 await world.reduce(new Int32Array([passed]), totalPassed, Op.SUM, 0);
 if (me === 0) {
   const verified = totalPassed[0] === TEST_ARRAY_SIZE * MAX_ITERATIONS + size;
-  printResults({ name: 'IS', cls, size: TOTAL_KEYS, iterations: MAX_ITERATIONS, seconds, processes: size, mops: (MAX_ITERATIONS * TOTAL_KEYS) / seconds / 1e6, operation: 'keys ranked', verified, provider: mpi.provider });
+  printResults({ name: 'IS', cls, size: TOTAL_KEYS, iterations: MAX_ITERATIONS, seconds, processes: size, mops: (MAX_ITERATIONS * TOTAL_KEYS) / seconds / 1e6, operation: 'keys ranked', verified, provider: mpi.provider, clock: timeMeasured(mpi) });
   if (!verified) await mpi.abort(1, `IS: ${totalPassed[0]} of ${TEST_ARRAY_SIZE * MAX_ITERATIONS + size} verifications passed`);
 }
 await mpi.finalize();
