@@ -24,7 +24,6 @@ import { programFileProblem } from '../launcher/program-file.js';
 import { rankSpawnerFor } from '../launcher/worker/rank-spawner.js';
 import { JOB_SIGNALS } from '../launcher/job-signals.js';
 import { HOSTS_OPTIONS, prepareAcrossHosts, readHostsRequest, withDefaultSize } from './run-hosts.js';
-import { UsageError } from './cli-types.js';
 
 const RUN_DESCRIPTION = [
   'Starts N node processes running program.mjs, serves them PMI-1 (so each gets its rank, the job size',
