@@ -9,7 +9,7 @@ const UPPER_LIBRARIES = ['@dapl/mpi', '@dapl/mpi/*', '@dapl/fmpl', '@dapl/fmpl/*
 const DEEP_IMPORTS = ['@dapl/*/src/*', '@dapl/*/dist/*', '**/core/src/*', '**/../core/*'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', 'docs/api/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
