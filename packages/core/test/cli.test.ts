@@ -65,7 +65,7 @@ describe('dapl help', () => {
     expect(viaHelp.code).toBe(0);
     expect(viaFlag.code).toBe(0);
     expect(viaFlag.stdout).toBe(viaHelp.stdout);
-    expect(viaFlag.stdout).toContain('Usage: dapl info [--provider KEY] [--config FILE] [--json]');
+    expect(viaFlag.stdout).toContain('Usage: dapl info [--provider KEY] [--config FILE] [--json | --markdown]');
     expect(viaFlag.stdout).toContain('--provider KEY');
     expect(viaFlag.stdout).toContain('-h, --help');
   });

@@ -138,13 +138,16 @@ export class FmplEngine {
     if (this.#sending[cell] !== 0) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a send to rank ${dst} on matching area ${slot} is already in progress`, { argument: 'mai' });
     this.#sending[cell] = 1;
     const t0 = this.#clock.now();
+    let cancelTimer: (() => void) | undefined;
     try {
       await this.progress();
       // Wait for the header (an ANY_TAG header wakes every send to that rank: the first one takes it).
       const timeoutNs = this.#sendbuf?.timeoutNs;
       // A timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
       if (timeoutNs === 0 && !this.#headerFor(dst, slot)) return this.#spoolCopy(bytes, dst, slot);
-      const timedOut = timeoutNs === undefined || this.#headerFor(dst, slot) ? undefined : this.#clock.delay(timeoutNs).then(() => 'timeout' as const);
+      const timer = timeoutNs === undefined || this.#headerFor(dst, slot) ? undefined : this.#timeout(timeoutNs);
+      cancelTimer = timer?.cancel;
+      const timedOut = timer?.promise;
       while (!this.#headerFor(dst, slot)) {
         const arrived = this.#waitHeader(dst, slot, this.#headerForFn);
         const outcome = await this.#declared(`FMPL send to rank ${dst} on matching area ${slot}`, timedOut === undefined ? arrived : Promise.race([arrived, timedOut]));
@@ -160,8 +163,21 @@ export class FmplEngine {
       else await this.#pinned(bytes, (lmr) => this.#writeBody(bytes, lmr, bytes.byteOffset, dst, slot));
       this.breakdown.sendBody = this.#clock.now() - t1;
     } finally {
+      cancelTimer?.();
       this.#sending[cell] = 0;
     }
+  }
+
+  /**
+   * The one-copy timeout of a send, cancelled once the send no longer waits: a wall-clock timer
+   * holds the process while it runs, so one left behind would keep a finished program alive.
+   */
+  #timeout(ns: number): { promise: Promise<'timeout'>; cancel: (() => void) | undefined } {
+    const after = this.#clock.after;
+    if (after === undefined) return { promise: this.#clock.delay(ns).then(() => 'timeout' as const), cancel: undefined };
+    let cancel: (() => void) | undefined;
+    const promise = new Promise<'timeout'>((resolve) => (cancel = after.call(this.#clock, ns, () => resolve('timeout'))));
+    return { promise, cancel };
   }
 
   /** Post the receive's header to `src` and wait for the body. */

@@ -13,8 +13,9 @@ export class WallClock implements Clock {
 
   chargeCopy(_bytes: number): void {}
 
+  /** A ref'd timer: a rank awaiting a delay is waiting, and its process must live until it ends. */
   delay(ns: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ns) / 1e6).unref());
+    return new Promise((resolve) => setTimeout(resolve, Math.max(0, ns) / 1e6));
   }
 
   after(ns: number, action: () => void): () => void {
