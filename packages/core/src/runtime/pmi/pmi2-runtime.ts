@@ -7,6 +7,7 @@ import type { Duplex } from 'node:stream';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
 import type { Clock, Runtime } from '../runtime.js';
+import { processWaits } from '../declared-waits.js';
 import { kvsKeyProblem, kvsValueProblem, throwKvsProblem, type PmiLimits } from './limits.js';
 import { Pmi2ClientChannel } from './pmi2-client-channel.js';
 import { PMI2_MAX_KEY_BYTES, PMI2_MAX_VALUE_BYTES } from './pmi2-wire.js';
@@ -81,6 +82,14 @@ export class Pmi2Runtime implements Runtime {
       stream.destroy();
       throw error;
     }
+  }
+
+  /**
+   * Listed in `dapl run`'s wait report where a launcher asks for it (see `DeclaredWaits`), and held:
+   * the process lives while a declared wait is pending, whatever its sockets do.
+   */
+  declareWait<T>(what: string, promise: Promise<T>): Promise<T> {
+    return processWaits.declare(what, promise);
   }
 
   async put(key: string, value: string): Promise<void> {
