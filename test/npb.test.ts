@@ -31,7 +31,7 @@ async function verified(args: string[], name: string, cls: string, ranks: number
   expect(ran.stdout).toMatch(/^ Verification += +SUCCESSFUL$/m);
   // Simulated providers report virtual time, which the kernels' arithmetic does not advance.
   const provider = args.includes('--provider') ? args[args.indexOf('--provider') + 1] : 'tcp';
-  const simulated = provider !== 'tcp';
+  const simulated = !['tcp', 'shm'].includes(provider);
   expect(ran.stdout).toMatch(simulated ? /^ Time measured += +virtual, comm\. only$/m : /^ Time measured += +wall clock$/m);
 }
 
