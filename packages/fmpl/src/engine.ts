@@ -1,12 +1,10 @@
-import { DtoStatus, EpState, MemAccess, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
+import { DtoStatus, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type EventDispatcher, type Lmr, type Rmr, type RmrTriplet, type Runtime } from '@dapl/core';
 import { FmplCode, FmplError } from './errors.js';
 import { AreaLayout, FLAG_BYTES, HEADER_BYTES } from './layout.js';
-import { SendBufferRing } from './send-buffer-ring.js';
-import { SendSpool, type Spooled } from './send-spool.js';
+import { PeerAccess } from './peer-access.js';
+import { OneCopySends } from './one-copy-sends.js';
 import { Signal, decodeSignal, encodeSignal } from './signals.js';
 
-/** User buffers (whole ArrayBuffers) kept registered, least recently used freed first. */
-const REGISTERED_BUFFERS = 64;
 /**
  * Every write FMPL posts may complete once its bytes have left (fmpl_send ends "when the send buffer
  * can be safely modified", Tatebe et al. §2.3): where the IA can tell (tcp), a send no longer waits a
@@ -60,10 +58,7 @@ export class FmplEngine {
   readonly #areaRmr: Rmr;
   readonly #staging: Lmr;
   readonly #stagingView: DataView;
-  /** Windows for receive buffers, reused (a bind issues a fresh context each time). */
-  readonly #rmrs: Rmr[] = [];
-  readonly #remoteAreas: RmrTriplet[] = [];
-  readonly #endpoints: (Endpoint | Promise<Endpoint> | undefined)[] = [];
+  readonly #peers: PeerAccess;
   /** Per (peer, slot): a header has arrived here from that receiver. */
   readonly #headerIn: Uint8Array;
   readonly #headerWaiters: (Waiter | undefined)[];
@@ -76,16 +71,8 @@ export class FmplEngine {
   readonly #anyDone: (Waiter | undefined)[];
   /** Per slot: a recv_any is in progress (from its call to its return). */
   readonly #anyReceiving: Uint8Array;
-  readonly #spool: SendSpool;
-  /** Spooled messages sent since the last `flush` asked (they go as soon as their header comes). */
-  #sentSinceCheck = 0;
-  #flushing: Promise<void> = Promise.resolve();
-  /** Spooled messages being written now (their bytes are still read from the send buffer). */
-  #spoolWriting = 0;
-  readonly #spoolErrors: FmplError[] = [];
-  #sendbuf: { lmr: Lmr; ring: SendBufferRing; timeoutNs: number } | undefined;
-  /** User buffers stay registered between messages (FMPL's remote-DMA areas). */
-  readonly #cache: RegistrationCache;
+  /** Sends copied into the send buffer after their timeout, out when their header comes. */
+  readonly oneCopy: OneCopySends;
   #closed = false;
 
   constructor(runtime: Runtime, connections: Connections, count: number) {
@@ -98,8 +85,8 @@ export class FmplEngine {
     this.#area = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
     this.#areaView = new DataView(this.#area.bytes.buffer, this.#area.bytes.byteOffset, layout.bytes);
     this.#areaRmr = pz.createRmr();
-    this.#cache = new RegistrationCache(pz, REGISTERED_BUFFERS);
     this.#staging = pz.registerLmr(new Uint8Array(layout.bytes), MemAccess.ALL);
+    this.#peers = new PeerAccess(connections, this.#staging);
     this.#stagingView = new DataView(this.#staging.bytes.buffer, this.#staging.bytes.byteOffset, layout.bytes);
     const cells = runtime.size * layout.slots;
     this.#headerIn = new Uint8Array(cells);
@@ -110,7 +97,15 @@ export class FmplEngine {
     this.#anyWaiters = new Array(layout.slots);
     this.#anyDone = new Array(cells);
     this.#anyReceiving = new Uint8Array(layout.slots);
-    this.#spool = new SendSpool(runtime.size, layout.slots, layout.count, layout.anySlot);
+    const host = {
+      writeBody: (bytes: Uint8Array, lmr: Lmr, offset: number, dst: number, slot: number) => this.#writeBody(bytes, lmr, offset, dst, slot),
+      exactHeader: this.#exactHeaderFn,
+      headerReady: this.#headerReadyFn,
+      wakeSendsTo: (dst: number, slot: number) => this.#wakeSendsTo(dst, slot),
+      waitHeader: (what: string, dst: number, slot: number) => this.#declared(what, this.#waitHeader(dst, slot, this.#headerReadyFn)),
+      counters: this.counters,
+    };
+    this.oneCopy = new OneCopySends(host, pz, this.#clock, layout, runtime.size);
   }
 
   /** Expose the areas and learn every peer's (collective). */
@@ -124,7 +119,7 @@ export class FmplEngine {
       if (Number(count) !== this.layout.count) {
         throw new FmplError(FmplCode.ERR_ARG, `every rank must pass the same matchingAreas to init: rank ${r} passed ${count}, this rank ${this.layout.count}`, { argument: 'matchingAreas' });
       }
-      this.#remoteAreas[r] = { rmrContext: BigInt(`0x${context}`), targetOffset: Number(offset), length: Number(length) };
+      this.#peers.setArea(r, { rmrContext: BigInt(`0x${context}`), targetOffset: Number(offset), length: Number(length) });
     }
     this.#connections.evds.recv.setNotify(this.#onSignals);
     this.#connections.evds.request.setNotify(this.#onRequests);
@@ -140,11 +135,11 @@ export class FmplEngine {
     const t0 = this.#clock.now();
     let cancelTimer: (() => void) | undefined;
     try {
-      await this.progress();
+      await this.oneCopy.progress();
       // Wait for the header (an ANY_TAG header wakes every send to that rank: the first one takes it).
-      const timeoutNs = this.#sendbuf?.timeoutNs;
+      const timeoutNs = this.oneCopy.timeoutNs;
       // A timeout of 0 copies at once: a timer, even of 0, would cost a wall clock's 1 ms tick per send.
-      if (timeoutNs === 0 && !this.#headerFor(dst, slot)) return this.#spoolCopy(bytes, dst, slot);
+      if (timeoutNs === 0 && !this.#headerFor(dst, slot)) return this.oneCopy.copy(bytes, dst, slot);
       const timer = timeoutNs === undefined || this.#headerFor(dst, slot) ? undefined : this.#timeout(timeoutNs);
       cancelTimer = timer?.cancel;
       const timedOut = timer?.promise;
@@ -153,14 +148,14 @@ export class FmplEngine {
         const outcome = await this.#declared(`FMPL send to rank ${dst} on matching area ${slot}`, timedOut === undefined ? arrived : Promise.race([arrived, timedOut]));
         if (outcome === 'timeout' && !this.#headerFor(dst, slot)) {
           this.#headerWaiters[cell] = undefined;
-          return this.#spoolCopy(bytes, dst, slot);
+          return this.oneCopy.copy(bytes, dst, slot);
         }
       }
       this.counters.zeroCopySends++;
       const t1 = this.#clock.now();
       this.breakdown.sendWaitHeader = t1 - t0;
       if (bytes.length === 0) await this.#writeBody(bytes, this.#staging, bytes.byteOffset, dst, slot);
-      else await this.#pinned(bytes, (lmr) => this.#writeBody(bytes, lmr, bytes.byteOffset, dst, slot));
+      else await this.#peers.pinned(bytes, (lmr) => this.#writeBody(bytes, lmr, bytes.byteOffset, dst, slot));
       this.breakdown.sendBody = this.#clock.now() - t1;
     } finally {
       cancelTimer?.();
@@ -185,7 +180,7 @@ export class FmplEngine {
     const cell = src * this.layout.slots + slot;
     if (this.#receiving[cell] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a receive from rank ${src} on matching area ${slot === this.layout.anySlot ? 'FMPL_ANY_TAG' : slot} is already in progress`, { argument: 'mai' });
     const t0 = this.#clock.now();
-    const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_WRITE);
+    const { rmr, window } = this.#peers.expose(bytes, MemAccess.REMOTE_WRITE);
     try {
       let filled = false;
       const body = new Promise<void>((resolve, reject) => (this.#receiving[cell] = { resolve, reject, full: () => (filled = true) } as Waiter));
@@ -200,7 +195,7 @@ export class FmplEngine {
       return { source: src, size: this.#areaView.getUint32(flag, true), mai: this.#areaView.getUint32(flag + 4, true) };
     } finally {
       this.#receiving[cell] = undefined;
-      this.#release(rmr);
+      this.#peers.release(rmr);
     }
   }
 
@@ -213,9 +208,9 @@ export class FmplEngine {
     const header = this.layout.header(dst, used);
     const room = this.#areaView.getUint32(header, true);
     const target = { rmrContext: this.#areaView.getBigUint64(header + 8, true), targetOffset: this.#areaView.getUint32(header + 16, true), length: room };
-    const ep = await this.#endpoint(dst);
+    const ep = await this.#peers.endpoint(dst);
     if (bytes.length > room) {
-      ep.postRdmaWrite([], null, this.#remote(dst, this.layout.flag(this.#rank, used), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(Signal.TRUNCATED, this.#rank, used) });
+      ep.postRdmaWrite([], null, this.#peers.remote(dst, this.layout.flag(this.#rank, used), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(Signal.TRUNCATED, this.#rank, used) });
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a message of ${bytes.length} bytes to rank ${dst} on matching area ${slot} does not fit its receive buffer of ${room} bytes; nothing was written`, { argument: 'buf' });
     }
     // A message that fills the buffer on the posted index needs no flag; otherwise size and index go
@@ -226,7 +221,7 @@ export class FmplEngine {
       const staged = this.layout.flag(dst, used);
       this.#stagingView.setUint32(staged, bytes.length, true);
       this.#stagingView.setUint32(staged + 4, slot, true);
-      ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: FLAG_BYTES }], null, this.#remote(dst, this.layout.flag(this.#rank, used), FLAG_BYTES), SIGNAL_WRITE);
+      ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: FLAG_BYTES }], null, this.#peers.remote(dst, this.layout.flag(this.#rank, used), FLAG_BYTES), SIGNAL_WRITE);
     }
     const written = new Promise<void>((resolve, reject) => {
       ep.postRdmaWrite(bytes.length === 0 ? [] : [{ lmr, offset, length: bytes.length }], { resolve, reject } satisfies Waiter, target, { immediate: encodeSignal(full ? Signal.BODY_FULL : Signal.BODY, this.#rank, used), localCompletion: true });
@@ -234,122 +229,19 @@ export class FmplEngine {
     await written;
   }
 
-  /** One copy: the body goes into the send buffer now and out when the header comes. */
-  #spoolCopy(bytes: Uint8Array, dst: number, slot: number): void {
-    const sb = this.#sendbuf!;
-    const block = sb.ring.allocate(bytes.length);
-    if (block === undefined) {
-      throw new FmplError(FmplCode.ERR_SENDBUF, `the send buffer (${sb.lmr.length} bytes, ${sb.ring.inUse} held by copies not yet sent) has no room for ${bytes.length} bytes to rank ${dst}; receive it sooner or set a larger send buffer`, { argument: 'buf' });
-    }
-    const copy = sb.lmr.bytes.subarray(block.offset, block.offset + bytes.length);
-    copy.set(bytes);
-    this.#clock.chargeCopy(bytes.length);
-    this.counters.oneCopySends++;
-    this.#spool.add({ dst, slot, bytes: copy, lmr: sb.lmr, block });
-  }
-
-  /**
-   * Send the spooled messages whose headers are here (FMPL's sendbuf_check); how many went since
-   * the last check and how many wait. A header's arrival also sends its spooled message at once, so
-   * that a rank blocked in another FMPL call never holds back a receiver.
-   */
-  async flush(): Promise<{ nsend: number; nspool: number }> {
-    await this.progress();
-    const nsend = this.#sentSinceCheck;
-    this.#sentSinceCheck = 0;
-    const failed = this.takeSpoolError();
-    if (failed !== undefined) throw failed;
-    return { nsend, nspool: this.#spool.size };
-  }
-
-  /**
-   * The first failure of a spooled send since the last call (their callers returned long ago, so
-   * sendbufCheck and finalize report them, never an unrelated call), naming how many more failed.
-   */
-  takeSpoolError(): FmplError | undefined {
-    const errors = this.#spoolErrors;
-    if (errors.length === 0) return undefined;
-    const [first] = errors;
-    const more = errors.length - 1;
-    errors.length = 0;
-    return more === 0 ? first : new FmplError(first.code, `${first.detail} (and ${more} more spooled send${more === 1 ? '' : 's'} failed)`, { argument: first.argument, cause: first });
-  }
-
-  /** Send what can go (at every FMPL call); the counts and failures stay for the next `flush`. Never rejects. */
-  progress(): Promise<void> {
-    const run = this.#flushing.then(() => this.#flushNow());
-    this.#flushing = run;
-    return run;
-  }
-
-  async #flushNow(): Promise<void> {
-    const going: Promise<void>[] = [];
-    const released: Spooled[] = [];
-    // #sendSpooled takes its header synchronously (#writeBody's first step), as release needs.
-    this.#spool.release(this.#exactHeaderFn, this.#headerReadyFn, (s) => {
-      released.push(s);
-      going.push(this.#sendSpooled(s));
-    });
-    // Sends that waited behind these may now take a header that was held for them: they look again.
-    for (const s of released) this.#wakeSendsTo(s.dst, s.slot);
-    this.#spoolWriting += going.length;
-    await Promise.all(going);
-    this.#spoolWriting -= going.length;
-  }
-
-  /** One spooled message out; a failure is kept for sendbufCheck, never thrown at whoever flushed. */
-  async #sendSpooled(s: Spooled): Promise<void> {
-    try {
-      await this.#writeBody(s.bytes, s.lmr, s.bytes.byteOffset - s.lmr.bytes.byteOffset, s.dst, s.slot);
-      this.#sentSinceCheck++;
-      this.counters.spooledSent++;
-    } catch (error) {
-      const known = error instanceof FmplError ? error : undefined;
-      const why = `the one-copy send to rank ${s.dst} on matching area ${s.slot} failed after its call had returned: ${known?.detail ?? String(error)}`;
-      this.#spoolErrors.push(new FmplError(known?.code ?? FmplCode.ERR_TRANSPORT, why, { argument: known?.argument, cause: error }));
-    } finally {
-      // Nothing reads the copy any more (the write has completed, or was never posted).
-      this.#sendbuf?.ring.free(s.block);
-    }
-  }
-
-  get spooled(): number {
-    return this.#spool.size;
-  }
-
-  setSendBuffer(bytes: number, timeoutNs: number): void {
-    const left = this.#spool.size + this.#spoolWriting;
-    if (left > 0) throw new FmplError(FmplCode.ERR_SENDBUF, `${left} messages still wait in or are being sent from the send buffer: sendbufCheck() until they have gone`, { argument: 'bytes' });
-    this.#sendbuf?.lmr.free();
-    this.#sendbuf = { lmr: this.#connections.pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL), ring: new SendBufferRing(bytes), timeoutNs };
-  }
-
-  /** Wait until every spooled message has gone (finalize): their receivers must post their receives. */
-  async drain(): Promise<void> {
-    // Until nothing is spooled after the last flush (a send that resumed from that flush may spool).
-    for (await this.#flushing; this.#spool.size > 0; await this.#flushing) {
-      const { dst, slot } = this.#spool.oldest()!;
-      await this.#declared(`FMPL finalize: spooled send to rank ${dst} on matching area ${slot} waits for its receive`, this.#waitHeader(dst, slot, this.#headerReadyFn));
-      // Its header (own or wildcard) is here: noted again, so this progress sends it whatever became of its notice.
-      this.#spool.headerArrived(dst, slot);
-      if (slot < this.layout.count) this.#spool.headerArrived(dst, this.layout.anySlot);
-      await this.progress();
-    }
-  }
-
   // ---- the any-source domain (receiver-side matching) ---------------------------------------
 
   async sendAny(bytes: Uint8Array, dst: number, slot: number): Promise<void> {
     const cell = dst * this.layout.slots + slot;
     if (this.#anyDone[cell] !== undefined) throw new FmplError(FmplCode.ERR_MAI_IN_USE, `a send_any to rank ${dst} on matching area ${slot} is already in progress`, { argument: 'mai' });
-    const { rmr, window } = this.#expose(bytes, MemAccess.REMOTE_READ);
+    const { rmr, window } = this.#peers.expose(bytes, MemAccess.REMOTE_READ);
     try {
       const done = new Promise<void>((resolve, reject) => (this.#anyDone[cell] = { resolve, reject }));
       await this.#postHeader(dst, bytes.length, window, Signal.ANY_HEADER, slot);
       await this.#declared(`FMPL send_any to rank ${dst} on matching area ${slot}`, done);
     } finally {
       this.#anyDone[cell] = undefined;
-      this.#release(rmr);
+      this.#peers.release(rmr);
     }
   }
 
@@ -373,13 +265,13 @@ export class FmplEngine {
     const at = this.layout.anyHeader(src, slot);
     const size = this.#areaView.getUint32(at, true);
     const remote = { rmrContext: this.#areaView.getBigUint64(at + 8, true), targetOffset: this.#areaView.getUint32(at + 16, true), length: size };
-    const ep = await this.#endpoint(src);
-    const done = (signal: Signal) => ep.postRdmaWrite([], null, this.#remote(src, this.layout.flag(this.#rank, slot), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
+    const ep = await this.#peers.endpoint(src);
+    const done = (signal: Signal) => ep.postRdmaWrite([], null, this.#peers.remote(src, this.layout.flag(this.#rank, slot), 0), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
     if (size > bytes.length) {
       done(Signal.ANY_TRUNCATED);
       throw new FmplError(FmplCode.ERR_TRUNCATE, `a send_any of ${size} bytes from rank ${src} on matching area ${slot} does not fit the receive buffer of ${bytes.length} bytes; nothing was read`, { argument: 'buf' });
     }
-    if (size > 0) await this.#pinned(bytes, (lmr) => new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote)));
+    if (size > 0) await this.#peers.pinned(bytes, (lmr) => new Promise<void>((resolve, reject) => ep.postRdmaRead([{ lmr, offset: bytes.byteOffset, length: size }], { resolve, reject } satisfies Waiter, remote)));
     done(Signal.ANY_DONE);
     return { source: src, mai: slot, size };
   }
@@ -395,7 +287,7 @@ export class FmplEngine {
         case Signal.HEADER: {
           this.#headerIn[cell] = 1;
           // A spooled message waiting for this header goes now.
-          if (this.#spool.headerArrived(rank, slot)) void this.progress();
+          if (this.oneCopy.spool.headerArrived(rank, slot)) void this.oneCopy.progress();
           this.#wake(this.#headerWaiters, cell);
           // A send waiting on a user index also wakes for an ANY_TAG header, and the reverse.
           if (slot === this.layout.anySlot) this.#wakeUserSends(rank);
@@ -443,7 +335,7 @@ export class FmplEngine {
   #wakeSendsTo(dst: number, slot: number): void {
     const base = dst * this.layout.slots;
     this.#wake(this.#headerWaiters, base + slot);
-    if (slot >= this.layout.count || this.#headerIn[base + this.layout.anySlot] === 0 || this.#spool.holdsUserSendTo(dst)) return;
+    if (slot >= this.layout.count || this.#headerIn[base + this.layout.anySlot] === 0 || this.oneCopy.spool.holdsUserSendTo(dst)) return;
     this.#wakeUserSends(dst);
   }
 
@@ -482,8 +374,8 @@ export class FmplEngine {
    */
   #headerFor(dst: number, slot: number): boolean {
     const slots = this.layout.slots;
-    if (this.#headerIn[dst * slots + slot] !== 0) return !this.#spool.holds(dst, slot);
-    return slot < this.layout.count && this.#headerIn[dst * slots + this.layout.anySlot] !== 0 && !this.#spool.holdsUserSendTo(dst);
+    if (this.#headerIn[dst * slots + slot] !== 0) return !this.oneCopy.spool.holds(dst, slot);
+    return slot < this.layout.count && this.#headerIn[dst * slots + this.layout.anySlot] !== 0 && !this.oneCopy.spool.holdsUserSendTo(dst);
   }
 
   readonly #headerReadyFn = (dst: number, slot: number): boolean => this.#headerReady(dst, slot);
@@ -500,27 +392,6 @@ export class FmplEngine {
     return this.#runtime.declareWait === undefined ? promise : this.#runtime.declareWait(what, promise);
   }
 
-  #remote(peer: number, offset: number, length: number): RmrTriplet {
-    const area = this.#remoteAreas[peer];
-    return { rmrContext: area.rmrContext, targetOffset: area.targetOffset + offset, length };
-  }
-
-  #endpoint(peer: number): Promise<Endpoint> | Endpoint {
-    const cached = this.#endpoints[peer];
-    if (cached !== undefined && !(cached instanceof Promise) && cached.state === EpState.CONNECTED) return cached;
-    if (cached instanceof Promise) return cached;
-    const made = this.#connections.endpoint(peer).then(
-      (ep) => (this.#endpoints[peer] = ep),
-      (error: unknown) => {
-        // Not cached: the next operation to this peer connects again.
-        if (this.#endpoints[peer] === made) this.#endpoints[peer] = undefined;
-        throw error;
-      },
-    );
-    this.#endpoints[peer] = made;
-    return made;
-  }
-
   /**
    * Write a header (size and window) into `peer`'s area at our place for `slot` (the any-source
    * domain's for ANY_HEADER), ringing `signal`. It is staged at the place of our staging area that
@@ -535,36 +406,14 @@ export class FmplEngine {
     view.setUint32(staged, size, true);
     view.setBigUint64(staged + 8, window.rmrContext, true);
     view.setUint32(staged + 16, window.targetOffset, true);
-    const ep = await this.#endpoint(peer);
-    ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: HEADER_BYTES }], null, this.#remote(peer, at, HEADER_BYTES), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
-  }
-
-  /** `use` a registration of `bytes` that stays (pinned in the cache) until the transfer it makes has completed. */
-  async #pinned(bytes: Uint8Array, use: (lmr: Lmr) => Promise<void>): Promise<void> {
-    const pinned = this.#cache.pin(bytes);
-    try {
-      await use(pinned.lmr);
-    } finally {
-      this.#cache.unpin(pinned);
-    }
-  }
-
-  /** A window on `bytes` for the peer (an empty buffer gets a 1-byte window on the staging area, never written). */
-  #expose(bytes: Uint8Array, access: number): { rmr: Rmr; window: RmrTriplet } {
-    const rmr = this.#rmrs.pop() ?? this.#connections.pz.createRmr();
-    const window = bytes.length === 0 ? rmr.bind(this.#staging, 0, 1, access) : rmr.bind(this.#cache.lmrFor(bytes), bytes.byteOffset, bytes.length, access);
-    return { rmr, window };
-  }
-
-  #release(rmr: Rmr): void {
-    if (rmr.triplet !== undefined) rmr.unbind();
-    this.#rmrs.push(rmr);
+    const ep = await this.#peers.endpoint(peer);
+    ep.postRdmaWrite([{ lmr: this.#staging, offset: staged, length: HEADER_BYTES }], null, this.#peers.remote(peer, at, HEADER_BYTES), { ...SIGNAL_WRITE, immediate: encodeSignal(signal, this.#rank, slot) });
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#cache.close();
+    this.#peers.close();
     for (const evd of [this.#connections.evds.recv, this.#connections.evds.request]) if (!evd.freed) evd.setNotify(undefined);
   }
 }

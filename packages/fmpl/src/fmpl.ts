@@ -139,7 +139,7 @@ export class Fmpl {
   /** fmpl_recv: returns when the message is in `buf`; `mai` may be FMPL_ANY_TAG. */
   async recv(buf: ArrayBufferView, src: number, mai: number, comm: FmplComm = this.COMM_WORLD): Promise<Received> {
     const { bytes, peer, slot } = this.#args(buf, src, 'src', mai, comm, true);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     const got = await this.#engine.recv(bytes, peer, slot);
     return { ...got, source: comm.members.indexOf(got.source) };
   }
@@ -168,7 +168,7 @@ export class Fmpl {
   /** fmpl_send_any: to a receiver that takes it with `recvAny` (a separate domain: `recv` never sees it). */
   async sendAny(buf: ArrayBufferView, dst: number, mai: number, comm: FmplComm = this.COMM_WORLD): Promise<void> {
     const { bytes, peer, slot } = this.#args(buf, dst, 'dst', mai, comm, false);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     await this.#engine.sendAny(bytes, peer, slot);
   }
 
@@ -178,7 +178,7 @@ export class Fmpl {
     const bytes = viewBytes(buf);
     const slot = this.#slot(mai, false);
     this.#comm(comm);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     const got = await this.#engine.recvAny(bytes, slot);
     return { ...got, source: comm.members.indexOf(got.source) };
   }
@@ -188,13 +188,13 @@ export class Fmpl {
     this.#check();
     if (!Number.isInteger(bytes) || bytes < 0 || bytes > 2 ** 31 - 1) throw new FmplError(FmplCode.ERR_ARG, `bytes must be an integer in [0, 2^31 - 1], got ${describe(bytes)}`, { argument: 'bytes' });
     if (typeof timeoutMs !== 'number' || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs)) throw new FmplError(FmplCode.ERR_ARG, `timeoutMs must be a finite number ≥ 0, got ${describe(timeoutMs)}`, { argument: 'timeoutMs' });
-    this.#engine.setSendBuffer(bytes, timeoutMs * 1e6);
+    this.#engine.oneCopy.setSendBuffer(bytes, timeoutMs * 1e6);
   }
 
   /** fmpl_sendbuf_check: send the spooled messages whose receives are posted; how many went, how many wait. */
   async sendbufCheck(): Promise<{ nsend: number; nspool: number }> {
     this.#check();
-    return this.#engine.flush();
+    return this.#engine.oneCopy.flush();
   }
 
   // ---- communicators and collectives --------------------------------------------------------
@@ -225,7 +225,7 @@ export class Fmpl {
   async barrier(comm: FmplComm = this.COMM_WORLD): Promise<void> {
     this.#check();
     this.#comm(comm);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     const hw = this.#hardware(comm);
     if (hw !== undefined) {
       this.collectiveCounters.hwBarriers++;
@@ -248,7 +248,7 @@ export class Fmpl {
     this.#check();
     this.#comm(comm);
     const r = this.#peerIndex(root, 'root', comm);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     await this.#bcast(viewBytes(buf), r, comm);
   }
 
@@ -320,7 +320,7 @@ export class Fmpl {
     this.#comm(comm);
     const r = this.#peerIndex(root, 'root', comm);
     this.#reduceArgs(buf, count, func, work);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     await this.#reduce(buf, count, func, r, comm, work ?? (new (buf.constructor as { new (n: number): Numbers })(count) as Numbers));
   }
 
@@ -329,7 +329,7 @@ export class Fmpl {
     this.#check();
     this.#comm(comm);
     this.#reduceArgs(buf, count, func, work);
-    await this.#engine.progress();
+    await this.#engine.oneCopy.progress();
     await this.#reduce(buf, count, func, 0, comm, work ?? (new (buf.constructor as { new (n: number): Numbers })(count) as Numbers));
     await this.#bcast(new Uint8Array(buf.buffer, buf.byteOffset, count * buf.BYTES_PER_ELEMENT), 0, comm);
   }
@@ -352,12 +352,12 @@ export class Fmpl {
     this.#check();
     this.#finalized = true;
     contexts.set(key(), 'finalized');
-    await this.#engine.drain();
+    await this.#engine.oneCopy.drain();
     await Promise.allSettled(this.#pending.values());
     await this.#job.finish();
     this.#engine.close();
     // A one-copy send that failed after its call returned, not yet reported by sendbufCheck.
-    const failed = this.#engine.takeSpoolError();
+    const failed = this.#engine.oneCopy.takeError();
     if (failed !== undefined) throw failed;
   }
 
