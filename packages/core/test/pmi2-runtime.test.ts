@@ -58,6 +58,23 @@ describe('Pmi2Runtime', () => {
     });
   }
 
+  for (const flavour of ['slurm', 'hydra'] as const) {
+    it(`barrier holds every rank until the last has entered it, as ${flavour} serves fences`, async () => {
+      const { server, ranks } = await startRanks({ size: 4, flavour });
+      const passed: number[] = [];
+      const early = ranks.slice(0, 3).map((r) => r.barrier().then(() => passed.push(r.rank)));
+      // Hydra answers each fence at once: wait until the three have sent their barrier's get too.
+      const asked = (rank: number) => server.received[rank].some((f) => (flavour === 'hydra' ? f.includes('key=dapl-barrier-1') : f === 'cmd=kvs-fence;'));
+      while (![0, 1, 2].every(asked)) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(passed).toEqual([]);
+      await Promise.all([...early, ranks[3].barrier()]);
+      expect(passed.sort()).toEqual([0, 1, 2]);
+      // A second barrier is one of its own (a key of its own under Hydra).
+      await Promise.all(ranks.map((r) => r.barrier()));
+      await Promise.all(ranks.map((r) => r.finalize()));
+    });
+  }
+
   it('has no localRanks when the server gives no mapping (Hydra: found=FALSE)', async () => {
     const { ranks } = await startRanks({ size: 2, flavour: 'hydra' });
     expect(ranks[0].localRanks).toBeUndefined();

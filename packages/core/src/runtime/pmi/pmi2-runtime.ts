@@ -43,6 +43,8 @@ export class Pmi2Runtime implements Runtime {
   readonly #life: PmiRankLifecycle;
   readonly #replyTimeoutMs: number;
   readonly #fenceTimeoutMs: number | undefined;
+  /** Barriers entered (each gets a key of its own). */
+  #barriers = 0;
 
   private constructor(channel: Pmi2ClientChannel, session: Pmi2Session, options: PmiRuntimeOptions) {
     this.#channel = channel;
@@ -108,9 +110,19 @@ export class Pmi2Runtime implements Runtime {
     this.#checkRc('kvs-fence', reply, 'kvs-fence', DatStatus.CONNECTION_BROKEN);
   }
 
-  /** PMI-2 has no barrier of its own: a fence is one (every rank must enter it). */
-  barrier(): Promise<void> {
-    return this.fence();
+  /**
+   * PMI-2 has no barrier. Slurm's kvs-fence is one, but Hydra answers a fence at once and holds
+   * back instead a kvs-get of a key nobody has put until every process has reached that fence. So:
+   * a fence, then a get of a key never put (one per barrier), answered "not found" only once every
+   * rank has fenced — a barrier under either server. (Hydra's closing job once let rank 0 leave its
+   * `finish()` while the others still connected to it.)
+   */
+  async barrier(): Promise<void> {
+    await this.fence();
+    const key = `dapl-barrier-${++this.#barriers}`;
+    const reply = await this.#channel.request('kvs-get', { jobid: this.jobId, srcid: -1, key }, this.#fenceTimeoutMs);
+    // Any well-formed answer ends the barrier: the key is not there, which a server may say with a non-zero rc.
+    if (intField(reply, 'rc') === undefined) throw this.#channel.fail('kvs-get', `malformed reply ${pmiMessageText(reply)}: no integer rc`);
   }
 
   async get(key: string): Promise<string> {
