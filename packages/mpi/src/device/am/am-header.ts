@@ -54,14 +54,19 @@ export function writeAmHeader(view: DataView, h: AmHeader): void {
   view.setUint32(28, h.from, true);
 }
 
+/** Decode a user header into `h` (every header handler: no view allocated per message). */
 export function readAmHeader(bytes: Uint8Array, h: AmHeader): void {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, AM_HEADER_BYTES);
-  h.context = view.getInt32(0, true);
-  h.source = view.getInt32(4, true);
-  h.tag = view.getInt32(8, true);
-  h.size = view.getUint32(12, true);
-  h.senderRequest = view.getUint32(16, true);
-  h.receiverRequest = view.getUint32(20, true);
-  h.flags = view.getUint32(24, true);
-  h.from = view.getUint32(28, true);
+  h.context = int32At(bytes, 0);
+  h.source = int32At(bytes, 4);
+  h.tag = int32At(bytes, 8);
+  h.size = int32At(bytes, 12) >>> 0;
+  h.senderRequest = int32At(bytes, 16) >>> 0;
+  h.receiverRequest = int32At(bytes, 20) >>> 0;
+  h.flags = int32At(bytes, 24) >>> 0;
+  h.from = int32At(bytes, 28) >>> 0;
+}
+
+/** The little-endian int32 at `at`. */
+function int32At(b: Uint8Array, at: number): number {
+  return b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24);
 }
