@@ -41,7 +41,8 @@ export function benchRecord(benchmark, { timeBase, command = commandLine(), note
       return rows;
     },
     write(path) {
-      const status = git(['status', '--porcelain', '--untracked-files=no']);
+      // The records themselves do not count: writing one must not make the next one's tree dirty.
+      const status = git(['status', '--porcelain', '--untracked-files=no', '--', '.', ':(exclude)bench/results']);
       const record = {
         benchmark,
         date: new Date().toISOString(),
