@@ -14,7 +14,7 @@
 //
 // It launches itself with `dapl run -n 2` (processes for tcp, the simulator for the others).
 import { Mpi, Op, Win } from '@dapl/mpi';
-import { DatRdma } from './lib/dat-rdma.mjs';
+import { DatPair } from './lib/dat-pair.mjs';
 import { runAsJob } from './lib/job.mjs';
 import { median } from './lib/median.mjs';
 import { benchOptions } from './lib/options.mjs';
@@ -82,7 +82,7 @@ async function benchmark() {
   };
   if (world.size !== 2) throw new Error('osu-rma runs on 2 ranks');
   const win = await Win.allocate(world, Math.max(maxSize, 64) * 2);
-  const dat = await DatRdma.start(mpi, Math.max(maxSize, 64));
+  const dat = await DatPair.start(mpi, Math.max(maxSize, 64), 1);
   const groupOf = (r) => world.group.incl([r]);
   const origin = new Uint8Array(Math.max(maxSize, 64));
   const result = new Uint8Array(Math.max(maxSize, 64));

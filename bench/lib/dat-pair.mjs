@@ -1,13 +1,14 @@
 // The DAT-level baseline the MPI benchmarks are judged against: the same exchange done directly
-// with DAT on MPI's IA, in the same job. Shared by bench/osu.mjs and bench/stream-window.mjs.
+// with DAT on MPI's IA, in the same job. Shared by bench/osu.mjs, bench/stream-window.mjs and
+// bench/osu-rma.mjs (its RDMA write and read bursts).
 import { DtoStatus, MemAccess, startConnections } from '@dapl/core';
 import { skipping } from './skipping.mjs';
 
 /**
  * The DAT baseline: a second set of connections on MPI's IA (its own PSP, endpoints and EVDs), with
  * `2 × window` receives of the largest size pre-posted; every exchange re-posts what it consumed.
- * Where the provider has RDMA write with immediate, each rank also exposes its buffer to the other
- * (`writable`), for the write stream.
+ * Where the provider has RDMA write with immediate or RDMA read, each rank also exposes its buffer
+ * to the other, for the write stream (`writable`) and the one-sided baseline (`burst`).
  */
 export class DatPair {
   /**
@@ -24,18 +25,22 @@ export class DatPair {
     const peer = 1 - job.rank;
     const pz = connections.pz;
     const buf = new Uint8Array(Math.max(maxSize, 16));
-    const writable = job.ia.query().capabilities.includes('rdma-write-immediate');
-    const lmr = pz.registerLmr(buf, writable ? MemAccess.LOCAL | MemAccess.REMOTE_WRITE : MemAccess.LOCAL);
+    const capabilities = job.ia.query().capabilities;
+    const rights = (capabilities.includes('rdma-write') ? MemAccess.REMOTE_WRITE : 0) | (capabilities.includes('rdma-read') ? MemAccess.REMOTE_READ : 0);
+    const lmr = pz.registerLmr(buf, MemAccess.LOCAL | rights);
     const ep = await connections.endpoint(peer);
     const pair = new DatPair(connections, ep, lmr, job.rank, 2 * window + 2, () => mpi.wtime());
+    pair.#immediate = capabilities.includes('rdma-write-immediate');
     await pair.#sync();
-    if (writable) await pair.#exchangeWindows(pz);
+    if (rights !== 0) await pair.#exchangeWindows(pz, rights);
     return pair;
   }
 
   #recvs = 0;
-  /** The peer's buffer, exposed for RDMA write (undefined: the provider cannot write with immediate). */
+  /** The peer's buffer, exposed for RDMA write and read as the provider has them (undefined: neither). */
   #remote = undefined;
+  #rights = 0;
+  #immediate = false;
   #rmr = undefined;
   /** `clock`: the rank's clock in seconds (virtual under the simulator), as MPI's wtime. */
   constructor(connections, ep, lmr, rank, depth, clock) {
@@ -66,12 +71,13 @@ export class DatPair {
   }
 
   /**
-   * Each rank binds its whole buffer for remote write and sends the triplet to the other, from a
+   * Each rank binds its whole buffer with `rights` and sends the triplet to the other, from a
    * buffer of its own: the peer's triplet lands in the receive buffer, maybe before ours has left.
    */
-  async #exchangeWindows(pz) {
+  async #exchangeWindows(pz, rights) {
+    this.#rights = rights;
     this.#rmr = pz.createRmr();
-    const mine = this.#rmr.bind(this.lmr, 0, this.lmr.length, MemAccess.REMOTE_WRITE);
+    const mine = this.#rmr.bind(this.lmr, 0, this.lmr.length, rights);
     const out = new DataView(new ArrayBuffer(16));
     out.setBigUint64(0, mine.rmrContext);
     out.setFloat64(8, mine.targetOffset);
@@ -86,7 +92,21 @@ export class DatPair {
 
   /** Whether `streamWrite` can run (the provider has RDMA write with immediate). */
   get writable() {
-    return this.#remote !== undefined;
+    return (this.#rights & MemAccess.REMOTE_WRITE) !== 0 && this.#immediate;
+  }
+
+  /**
+   * `window` RDMA writes (or reads) of `n` bytes into (from) the peer's buffer posted at once, then
+   * their completions (the target's, for writes): the one-sided benchmarks' baseline.
+   */
+  async burst(read, n, window) {
+    const iov = this.#iov(n);
+    const remote = { ...this.#remote, length: n };
+    for (let w = 0; w < window; w++) {
+      if (read) this.ep.postRdmaRead(iov, w, remote);
+      else this.ep.postRdmaWrite(iov, w, remote);
+    }
+    for (let w = 0; w < window; w++) await this.#completion(this.connections.evds.request);
   }
 
   async #sync() {
@@ -123,7 +143,7 @@ export class DatPair {
    * without MPI. Its time against `stream`'s tells the provider's write path from MPI's own cost.
    */
   streamWrite(n, iters, window, skip) {
-    if (this.#remote === undefined) throw new Error('DAT baseline: the provider has no RDMA write with immediate');
+    if (!this.writable) throw new Error('DAT baseline: the provider has no RDMA write with immediate');
     const iov = this.#iov(n);
     const remote = this.#remote;
     return this.#oneWay(iters, window, skip, (w) => this.ep.postRdmaWrite(iov, w, remote, { immediate: w, suppressCompletion: true }));
