@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +10,7 @@ import { renderInfoText } from '../src/cli/info-render.js';
 import { DaplConfig } from '../src/config/dapl-config.js';
 import { createProviderRegistry } from '../src/registry/create-provider-registry.js';
 import { createRootLogger } from '../src/logging/root-logger.js';
+import { tempDir } from './support/temp-dirs.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const version = (JSON.parse(readFileSync(join(fixtures, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
@@ -26,7 +26,7 @@ async function run(argv: string[], env: Record<string, string> = {}, cwd?: strin
   let stderr = '';
   const code = await runCli(argv, {
     env,
-    cwd: cwd ?? (await mkdtemp(join(tmpdir(), 'dapl-cli-'))),
+    cwd: cwd ?? tempDir('dapl-cli-'),
     stdout: { write: (t: string) => (stdout += t) },
     stderr: { write: (t: string) => (stderr += t) },
     iaTimeoutMs: 200,
@@ -36,7 +36,7 @@ async function run(argv: string[], env: Record<string, string> = {}, cwd?: strin
 
 /** A project directory whose dapl.config.json registers fixture providers (no built-in is needed). */
 async function project(config: Record<string, unknown>): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'dapl-cli-'));
+  const dir = tempDir('dapl-cli-');
   await writeFile(join(dir, 'dapl.config.json'), JSON.stringify(config));
   return dir;
 }
@@ -140,7 +140,7 @@ describe('dapl configuration errors', () => {
   });
 
   it('a malformed config file exits 3 naming the file', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dapl-cli-'));
+    const dir = tempDir('dapl-cli-');
     await writeFile(join(dir, 'broken.json'), '{ nope');
     const r = await run(['info', '--config', 'broken.json'], {}, dir);
     expect(r.code).toBe(3);

@@ -1,5 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DatError } from '../src/dat/errors.js';
@@ -10,6 +9,7 @@ import { environmentName, fromScreamingSnake, toScreamingSnake } from '../src/co
 import { parseConfigFile } from '../src/config/config-file.js';
 import { DaplConfig } from '../src/config/dapl-config.js';
 import { decodeJobKey } from '../src/config/job-key.js';
+import { tempDir } from './support/temp-dirs.js';
 
 const eagerLimit: ParameterSpec = { name: 'eagerLimit', type: 'integer', default: 16384, min: 0, max: 1 << 30, help: 'h' };
 const device: ParameterSpec = { name: 'device', type: 'enum', default: 'rdma', values: ['rdma', 'channel', 'am'], help: 'h' };
@@ -239,12 +239,10 @@ describe('config file', () => {
 });
 
 describe('DaplConfig.load', () => {
-  async function tempDir(): Promise<string> {
-    return mkdtemp(join(tmpdir(), 'dapl-config-'));
-  }
+  const configDir = (): string => tempDir('dapl-config-');
 
   it('reads dapl.config.json from the working directory', async () => {
-    const dir = await tempDir();
+    const dir = configDir();
     await writeFile(join(dir, 'dapl.config.json'), JSON.stringify({ provider: 'lapi', providers: { mine: './mine.mjs' } }));
     const config = await DaplConfig.load({ env: {}, cwd: dir });
     expect(config.providerKey).toBe('lapi');
@@ -253,13 +251,13 @@ describe('DaplConfig.load', () => {
   });
 
   it('works with no file at all', async () => {
-    const config = await DaplConfig.load({ env: {}, cwd: await tempDir() });
+    const config = await DaplConfig.load({ env: {}, cwd: configDir() });
     expect(config.configFile).toBeUndefined();
     expect(config.providerKey).toBe('tcp');
   });
 
   it('prefers --config over DAPL_CONFIG over the working directory', async () => {
-    const dir = await tempDir();
+    const dir = configDir();
     await writeFile(join(dir, 'dapl.config.json'), '{"provider":"cwd"}');
     await writeFile(join(dir, 'env.json'), '{"provider":"env"}');
     await writeFile(join(dir, 'flag.json'), '{"provider":"flag"}');
@@ -268,7 +266,7 @@ describe('DaplConfig.load', () => {
   });
 
   it('refuses a named config file that does not exist, naming it and who named it', async () => {
-    const dir = await tempDir();
+    const dir = configDir();
     const e = await catchDatErrorAsync(() => DaplConfig.load({ env: { DAPL_CONFIG: 'missing.json' }, cwd: dir }));
     expect(e.status).toBe(DatStatus.INVALID_PARAMETER);
     expect(e.argument).toBe('config');
@@ -277,7 +275,7 @@ describe('DaplConfig.load', () => {
   });
 
   it('refuses a malformed file in the working directory', async () => {
-    const dir = await tempDir();
+    const dir = configDir();
     await writeFile(join(dir, 'dapl.config.json'), '{"log": ');
     const e = await catchDatErrorAsync(() => DaplConfig.load({ env: {}, cwd: dir }));
     expect(e.message).toContain(join(dir, 'dapl.config.json'));

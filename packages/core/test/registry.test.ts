@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { isDatProvider } from '../src/registry/provider-check.js';
 import { missingModule } from '../src/registry/import-module.js';
 import { parseDatConf } from '../src/config/dat-conf.js';
 import { DaplConfig } from '../src/config/dapl-config.js';
+import { tempDir } from './support/temp-dirs.js';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const fixture = (name: string): string => join(fixtures, name);
@@ -159,7 +160,7 @@ describe('ProviderRegistry', () => {
 
 describe('createProviderRegistry', () => {
   it('takes providers from the config file and from the dat.conf named by DAT_OVERRIDE', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dapl-registry-'));
+    const dir = tempDir('dapl-registry-');
     await writeFile(join(dir, 'dat.conf'), `ofa-v2-fixture u2.0 nonthreadsafe default ${fixture('valid-provider.mjs')} dapl.2.0 "fx0 0" ""\n`);
     await writeFile(join(dir, 'dapl.config.json'), JSON.stringify({ providers: { named: fixture('named-export-provider.mjs') } }));
     const config = await DaplConfig.load({ env: { DAT_OVERRIDE: 'dat.conf' }, cwd: dir });
@@ -170,7 +171,7 @@ describe('createProviderRegistry', () => {
   });
 
   it('refuses a DAT_OVERRIDE file that does not exist', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dapl-registry-'));
+    const dir = tempDir('dapl-registry-');
     const config = new DaplConfig({ env: { DAT_OVERRIDE: 'nope.conf' }, cwd: dir });
     await expect(createProviderRegistry(config)).rejects.toMatchObject({
       status: DatStatus.INVALID_PARAMETER,

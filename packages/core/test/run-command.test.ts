@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +7,7 @@ import { runCli } from '../src/cli/run-cli.js';
 import { COMMANDS } from '../src/cli/commands.js';
 import { createRunCommand } from '../src/cli/run-command.js';
 import { RunExitCode } from '../src/launcher/exit-codes.js';
+import { tempDir } from './support/temp-dirs.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const hello = join(here, 'fixtures', 'launch', 'hello.mjs');
@@ -33,7 +32,7 @@ async function run(argv: string[], env: Record<string, string> = {}): Promise<Ru
   });
   const code = await runCli(argv, {
     env,
-    cwd: await mkdtemp(join(tmpdir(), 'dapl-run-')),
+    cwd: tempDir('dapl-run-'),
     stdout: { write: (t: string) => (stdout += t) },
     stderr: { write: (t: string) => (stderr += t) },
     commands: COMMANDS.map((c) => (c.name === 'run' ? noSpawn : c)),
@@ -142,7 +141,7 @@ describe('dapl run: bad input', () => {
   });
 
   it('through the real executable: -n 0 and a missing program', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'dapl-run-'));
+    const dir = tempDir('dapl-run-');
     const zero = await runBin(['run', '-n', '0', hello], dir);
     expect(zero).toEqual({ code: 2, stdout: '', stderr: `dapl run: -n must be an integer from 1 to 16777216 (the number of ranks), got "0"\n${POINTER}` });
     const missing = await runBin(['run', '-n', '2', 'missing-program.mjs'], dir);
