@@ -1,5 +1,5 @@
-// NAS Parallel Benchmarks (examples/npb) on every provider: IS and EP classes S and W on 1, 2, 4 and 8
-// ranks, CG, MG and FT class S on 1, 2 and 4 ranks (class W once each), must print NPB's result block
+// NAS Parallel Benchmarks (examples/npb) on every provider: IS and EP class S on 1, 2, 4 and 8 ranks
+// and class W on 4, CG, MG and FT class S on 1, 2 and 4 ranks (class W once each), must print NPB's result block
 // with `Verification = SUCCESSFUL` (official verification values); CG, MG and FT refuse a number of
 // ranks that is not a power of two.
 import { describe, expect, it } from 'vitest';
@@ -36,14 +36,16 @@ async function verified(args: string[], name: string, cls: string, ranks: number
 }
 
 describe.each(LAUNCH)('NPB on %s', (_name, launch) => {
-  it.each([1, 2, 4, 8])('IS classes S and W verify on %i ranks', async (n) => {
+  // Class S on every rank count exercises each decomposition; class W, the same communication
+  // with more arithmetic, once per provider.
+  it.each([1, 2, 4, 8])('IS and EP class S verify on %i ranks', async (n) => {
     await verified(['-n', String(n), ...launch, 'examples/npb/is.mjs', 'S'], 'IS', 'S', n);
-    await verified(['-n', String(n), ...launch, 'examples/npb/is.mjs', 'W'], 'IS', 'W', n);
+    await verified(['-n', String(n), ...launch, 'examples/npb/ep.mjs', 'S'], 'EP', 'S', n);
   }, JOB_TIMEOUT);
 
-  it.each([1, 2, 4, 8])('EP classes S and W verify on %i ranks', async (n) => {
-    await verified(['-n', String(n), ...launch, 'examples/npb/ep.mjs', 'S'], 'EP', 'S', n);
-    await verified(['-n', String(n), ...launch, 'examples/npb/ep.mjs', 'W'], 'EP', 'W', n);
+  it('IS and EP class W verify on 4 ranks', async () => {
+    await verified(['-n', '4', ...launch, 'examples/npb/is.mjs', 'W'], 'IS', 'W', 4);
+    await verified(['-n', '4', ...launch, 'examples/npb/ep.mjs', 'W'], 'EP', 'W', 4);
   }, JOB_TIMEOUT);
 
   it.each([1, 2, 4])('CG, MG and FT class S verify on %i ranks', async (n) => {
