@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +9,8 @@ export default defineConfig({
     // by their own bound (test/support/dapl-run.ts) before this, and the failure then says so.
     testTimeout: 150_000,
     hookTimeout: 60_000,
+    // Vitest's default on 2 cores is one worker: the many test files that run one process or one
+    // simulated job at a time left the second core idle. Two files at once keep both busy.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

@@ -11,7 +11,7 @@
 //
 //   node bench/c-mpi.mjs [--rounds N] [--small BYTES] [--large BYTES]
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,7 +88,9 @@ function buildC(source) {
   const mpicc = which('mpicc');
   const mpiexec = which('mpiexec.mpich') ?? which('mpiexec');
   if (mpicc === undefined || mpiexec === undefined) return { problem: 'mpicc or mpiexec not found (apt-get install mpich libmpich-dev)' };
-  const binary = join(mkdtempSync(join(tmpdir(), 'dapl-c-mpi-')), 'pingpong');
+  const dir = mkdtempSync(join(tmpdir(), 'dapl-c-mpi-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const binary = join(dir, 'pingpong');
   const built = spawnSync(mpicc, ['-O2', '-o', binary, source], { encoding: 'utf8' });
   if (built.status !== 0) return { problem: `mpicc failed (${built.stderr.trim().split('\n')[0]}; apt-get install libmpich-dev)` };
   const version = spawnSync(mpiexec, ['--version'], { encoding: 'utf8' }).stdout ?? '';
