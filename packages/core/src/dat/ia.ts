@@ -40,6 +40,9 @@ export interface IaAttributes {
   readonly parameters: Readonly<Record<string, unknown>>;
 }
 
+/** DI token of the opened IA of the selected provider (async: `getAsync`); closed by `closeContainer`. */
+export const InterfaceAdapter: unique symbol = Symbol('InterfaceAdapter');
+
 /** An interface adapter: one opened instance of a provider, the root of all other DAT objects. */
 export interface InterfaceAdapter {
   readonly provider: DatProvider;

@@ -69,6 +69,9 @@ export interface IaOptions {
   readonly launcherAddress?: string;
 }
 
+/** DI token of the provider selected by configuration (async: `getAsync`). */
+export const DatProvider: unique symbol = Symbol('DatProvider');
+
 /** A provider: the plug-in a registry key names. */
 export interface DatProvider {
   readonly [DAT_PROVIDER_BRAND]: true;

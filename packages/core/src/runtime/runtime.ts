@@ -1,3 +1,6 @@
+/** DI token of the rank's {@link Runtime} (singleton, PMI or simulator). */
+export const Runtime: unique symbol = Symbol('Runtime');
+
 /**
  * A rank's place in its job (DESIGN §5): who it is, the job's key-value space, and its clock.
  * Implemented by `SingletonRuntime`, `PmiRuntime` and the simulator's per-rank runtime.
