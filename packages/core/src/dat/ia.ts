@@ -23,6 +23,7 @@ export interface IaLimits {
   readonly connQualRange: readonly [number, number];
 }
 
+/** What `InterfaceAdapter.query` reports: identity, address, limits and capabilities. */
 export interface IaAttributes {
   readonly provider: string;
   readonly name: string;
@@ -50,6 +51,10 @@ export interface InterfaceAdapter {
   /** Opaque; a peer passes it to `ep.connect()`. */
   readonly address: string;
   readonly closed: boolean;
+  /**
+   * The IA's identity, address, limits and capabilities.
+   * @throws DatError INVALID_HANDLE once the IA is closed.
+   */
   query(): IaAttributes;
   /**
    * Named counters, for tests and `dapl info`: at least `bufferedBytes` and `peakBufferedBytes`

@@ -20,6 +20,7 @@ export interface Runtime {
   fence(): Promise<void>;
   /** Read a published value; rejects if the key is unknown. */
   get(key: string): Promise<string>;
+  /** Collective: resolves once every rank of the job has entered it. */
   barrier(): Promise<void>;
   /**
    * Say what this rank waits for (`what`, e.g. "MPI recv from 1 tag 5") until `promise` settles, so
@@ -29,6 +30,7 @@ export interface Runtime {
   declareWait?<T>(what: string, promise: Promise<T>): Promise<T>;
   /** End the whole job with `code`; never returns. */
   abort(code: number, message: string): Promise<never>;
+  /** Leave the job cleanly (PMI `finalize`); the last call a rank makes on its runtime. */
   finalize(): Promise<void>;
 }
 
