@@ -30,10 +30,14 @@ export interface SendOptions extends BufferOptions {
   readonly mode?: 'standard' | 'synchronous' | 'ready' | 'buffered';
 }
 
+/** Options of `recv` and `irecv`: which part of the buffer, and its datatype. */
 export type RecvOptions = BufferOptions;
 
+/** Options of `sendrecv`: the buffer options of each half. */
 export interface SendrecvOptions {
+  /** Buffer options of the send half. */
   readonly send?: BufferOptions;
+  /** Buffer options of the receive half. */
   readonly recv?: BufferOptions;
 }
 
@@ -110,30 +114,46 @@ export class Comm extends CollectiveCalls {
 
   // ---- sends --------------------------------------------------------------------------------
 
+  /**
+   * Send `buf` to rank `dest` (MPI_Send; `options.mode` picks another mode); resolves once the
+   * buffer may be reused. PROC_NULL completes at once.
+   * @throws MpiError ERR_RANK for a bad `dest`, ERR_TAG for a bad tag, ERR_ARG for bad options,
+   * ERR_BUFFER, ERR_TYPE or ERR_COUNT for a bad buffer, datatype or count, ERR_COMM once the
+   * communicator is freed.
+   */
   async send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
     await this.#send(buf, dest, tag, options, true).wait();
   }
 
+  /** Synchronous send (MPI_Ssend): resolves once the matching receive has started. Throws as `send`. */
   async ssend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ssend'), mode: 'synchronous' }).wait();
   }
 
+  /** Ready send (MPI_Rsend): the matching receive must already be posted. Throws as `send`. */
   async rsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'rsend'), mode: 'ready' }, true).wait();
   }
 
+  /**
+   * Buffered send (MPI_Bsend): copied into the buffer attached with `mpi.bufferAttach`, so it resolves
+   * at once. Throws as `send`, and ERR_BUFFER when no buffer is attached.
+   */
   async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bsend'), mode: 'buffered' }).wait();
   }
 
+  /** Start a synchronous send (MPI_Issend); its request completes once the matching receive has started. */
   issend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
     return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'issend'), mode: 'synchronous' });
   }
 
+  /** Start a ready send (MPI_Irsend): the matching receive must already be posted. */
   irsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
     return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irsend'), mode: 'ready' });
   }
 
+  /** Start a buffered send (MPI_Ibsend) through the attached buffer; its request completes at once. */
   ibsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
     return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ibsend'), mode: 'buffered' });
   }
@@ -179,10 +199,18 @@ export class Comm extends CollectiveCalls {
 
   // ---- receives -----------------------------------------------------------------------------
 
+  /**
+   * Receive into `buf` a message from `source` with `tag` (MPI_Recv; wildcards ANY_SOURCE, ANY_TAG);
+   * resolves to its status. PROC_NULL completes at once with an empty status.
+   * @throws MpiError ERR_RANK for a bad `source`, ERR_TAG for a bad tag, ERR_ARG for bad options,
+   * ERR_BUFFER, ERR_TYPE or ERR_COUNT for a bad buffer, datatype or count, ERR_COMM once the
+   * communicator is freed.
+   */
   async recv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Promise<Status> {
     return this.irecv(buf, source, tag, options).wait();
   }
 
+  /** Start a receive (MPI_Irecv); its request resolves to the status. Throws as `recv`. */
   irecv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Request {
     this.#check();
     const o = requireOptions<RecvOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irecv');
