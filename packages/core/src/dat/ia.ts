@@ -61,12 +61,27 @@ export interface InterfaceAdapter {
    * (bytes the provider holds that the consumer has not yet taken) and `connections`.
    */
   counters(): Readonly<Record<string, number>>;
+  /**
+   * A new protection zone of this IA.
+   * @throws DatError INVALID_HANDLE once the IA is closed.
+   */
   createPz(): ProtectionZone;
+  /**
+   * A new event dispatcher (queue of events), `options.queueDepth` deep at most.
+   * @throws DatError INVALID_PARAMETER for a depth outside [1, `maxEvdQueueDepth`] or bad options,
+   * INVALID_HANDLE once the IA is closed.
+   */
   createEvd(options?: EvdOptions): EventDispatcher;
   /** Listen on `connQual`; rejects with CONN_QUAL_IN_USE if taken. */
   createPsp(connQual: number, evd: EventDispatcher): Promise<PublicServicePoint>;
   /** Listen on a conn-qual the provider picks (see `psp.connQual`). */
   createPspAny(evd: EventDispatcher): Promise<PublicServicePoint>;
+  /**
+   * A new UNCONNECTED endpoint in `pz`, its events going to `evds`; unset attributes take defaults
+   * within the IA's limits.
+   * @throws DatError INVALID_HANDLE for a zone or EVD of another IA, or once the IA is closed;
+   * INVALID_PARAMETER for attributes outside the IA's limits.
+   */
   createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: Partial<EndpointAttributes>): Endpoint;
   /** An optional extension, or undefined if this provider does not offer it. */
   extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined;
