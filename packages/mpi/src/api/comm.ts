@@ -33,11 +33,9 @@ export interface SendOptions extends BufferOptions {
 /** Options of `recv` and `irecv`: which part of the buffer, and its datatype. */
 export type RecvOptions = BufferOptions;
 
-/** Options of `sendrecv`: the buffer options of each half. */
+/** Options of `sendrecv`: the buffer options of its send half and of its receive half. */
 export interface SendrecvOptions {
-  /** Buffer options of the send half. */
   readonly send?: BufferOptions;
-  /** Buffer options of the receive half. */
   readonly recv?: BufferOptions;
 }
 
@@ -115,11 +113,8 @@ export class Comm extends CollectiveCalls {
   // ---- sends --------------------------------------------------------------------------------
 
   /**
-   * Send `buf` to rank `dest` (MPI_Send; `options.mode` picks another mode); resolves once the
-   * buffer may be reused. PROC_NULL completes at once.
-   * @throws MpiError ERR_RANK for a bad `dest`, ERR_TAG for a bad tag, ERR_ARG for bad options,
-   * ERR_BUFFER, ERR_TYPE or ERR_COUNT for a bad buffer, datatype or count, ERR_COMM once the
-   * communicator is freed.
+   * Send `buf` to `dest` (MPI_Send; `options.mode`: another mode); resolves once `buf` may be reused.
+   * @throws MpiError ERR_RANK, ERR_TAG, ERR_ARG, ERR_BUFFER, ERR_TYPE, ERR_COUNT for that argument; ERR_COMM once freed.
    */
   async send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
     await this.#send(buf, dest, tag, options, true).wait();
@@ -135,10 +130,7 @@ export class Comm extends CollectiveCalls {
     await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'rsend'), mode: 'ready' }, true).wait();
   }
 
-  /**
-   * Buffered send (MPI_Bsend): copied into the buffer attached with `mpi.bufferAttach`, so it resolves
-   * at once. Throws as `send`, and ERR_BUFFER when no buffer is attached.
-   */
+  /** Buffered send (MPI_Bsend) through `mpi.bufferAttach`'s buffer (ERR_BUFFER without one); resolves at once. */
   async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bsend'), mode: 'buffered' }).wait();
   }
@@ -200,11 +192,8 @@ export class Comm extends CollectiveCalls {
   // ---- receives -----------------------------------------------------------------------------
 
   /**
-   * Receive into `buf` a message from `source` with `tag` (MPI_Recv; wildcards ANY_SOURCE, ANY_TAG);
-   * resolves to its status. PROC_NULL completes at once with an empty status.
-   * @throws MpiError ERR_RANK for a bad `source`, ERR_TAG for a bad tag, ERR_ARG for bad options,
-   * ERR_BUFFER, ERR_TYPE or ERR_COUNT for a bad buffer, datatype or count, ERR_COMM once the
-   * communicator is freed.
+   * Receive into `buf` from `source` with `tag` (MPI_Recv; ANY_SOURCE, ANY_TAG); resolves to the status.
+   * @throws MpiError ERR_RANK, ERR_TAG, ERR_ARG, ERR_BUFFER, ERR_TYPE, ERR_COUNT for that argument; ERR_COMM once freed.
    */
   async recv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Promise<Status> {
     return this.irecv(buf, source, tag, options).wait();
