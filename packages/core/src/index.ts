@@ -65,6 +65,12 @@ export {
   type PmiLine,
 } from './runtime/pmi/index.js';
 export { Job, RunExitCode, parseRunArguments, type JobOutcome, type RunRequest } from './launcher/index.js';
+export type { JobSpec } from './launcher/job.js';
+export type { LauncherClock, LauncherTimer } from './launcher/launcher-clock.js';
+export type { ImportProgram } from './launcher/in-process/in-process-job.js';
+export type { InterruptSource } from './launcher/in-process/run-in-process.js';
+export type { ProcessMappingBlock } from './runtime/pmi/process-mapping.js';
+export type { Pmi2Frame, Pmi2FieldsInput, Pmi2LengthStyle } from './runtime/pmi/pmi2-wire.js';
 export { rankContext, type RankContext } from './runtime/rank-context.js';
 export * from './sim/index.js';
 export { runInProcess, type RunInProcessOptions, type RunRanks, type RankMain } from './launcher/in-process/index.js';

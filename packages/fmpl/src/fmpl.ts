@@ -26,6 +26,7 @@ export type FmplReduceFunction = (acc: Float64Array | Int32Array | Uint8Array, i
 
 type Numbers = Float64Array | Int32Array;
 
+/** Options of `Fmpl.init`. */
 export interface FmplInitOptions {
   /** Matching-area indexes per peer (fmpl_init's `count`); the same on every rank. */
   readonly matchingAreas: number;
@@ -156,10 +157,18 @@ export class Fmpl {
     this.#start(`recv ${peer} ${slot}`, this.#engine.recv(bytes, peer, slot));
   }
 
+  /**
+   * fmpl_issend_wait: resolves once the send `issend(…, dst, mai)` started has completed.
+   * @throws FmplError ERR_ARG when no such send is pending.
+   */
   async issendWait(dst: number, mai: number, comm: FmplComm = this.COMM_WORLD): Promise<void> {
     await this.#finish(`send ${this.#peer(dst, 'dst', comm)} ${this.#slot(mai, false)}`);
   }
 
+  /**
+   * fmpl_irecv_wait: resolves to what the receive `irecv(…, src, mai)` posted got.
+   * @throws FmplError ERR_ARG when no such receive is pending.
+   */
   async irecvWait(src: number, mai: number, comm: FmplComm = this.COMM_WORLD): Promise<Received> {
     const got = (await this.#finish(`recv ${this.#peer(src, 'src', comm)} ${this.#slot(mai, true)}`)) as Received;
     return { ...got, source: comm.members.indexOf(got.source) };
@@ -454,13 +463,15 @@ function viewBytes(buf: unknown): Uint8Array {
   return buf instanceof Uint8Array ? buf : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
-/** Predefined reductions. */
+/** Predefined reduction: the element-wise sum. */
 export const FMPL_SUM: FmplReduceFunction = (acc, incoming, count) => {
   for (let i = 0; i < count; i++) acc[i] += incoming[i];
 };
+/** Predefined reduction: the element-wise maximum. */
 export const FMPL_MAX: FmplReduceFunction = (acc, incoming, count) => {
   for (let i = 0; i < count; i++) if (incoming[i] > acc[i]) acc[i] = incoming[i];
 };
+/** Predefined reduction: the element-wise minimum. */
 export const FMPL_MIN: FmplReduceFunction = (acc, incoming, count) => {
   for (let i = 0; i < count; i++) if (incoming[i] < acc[i]) acc[i] = incoming[i];
 };

@@ -16,7 +16,7 @@
  * await mpi.finalize();
  * ```
  */
-export { ErrorClass, MpiError, isMpiError, type InStatusEntry, type MpiErrorOptions } from './api/errors.js';
+export { ErrorClass, MpiError, isMpiError, type InStatusEntry, type MpiErrorOptions, type StatusLike } from './api/errors.js';
 export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB, ROOT } from './api/constants.js';
 export { Mpi, type MpiInitOptions } from './api/mpi.js';
 export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';
@@ -38,6 +38,8 @@ export type { BufferOptions } from './api/buffer-span.js';
 export { Datatype, DISTRIBUTE_DFLT_DARG, ORDER_CODES, DISTRIBUTION_CODES, type Combiner, type TypeContents, type ArrayOrder, type Distribution } from './datatype/index.js';
 export { Op, type UserFunction, type ElementArray } from './coll/op.js';
 export { IN_PLACE, type InPlace } from './coll/in-place.js';
+export type { SendBuffer } from './coll/collectives.js';
 export { Win, type WinOptions } from './rma/win.js';
+export type { LockMode } from './rma/lock-manager.js';
 export type { RmaOptions } from './rma/checks.js';
 export { MODE_NOCHECK, MODE_NOSTORE, MODE_NOPUT, MODE_NOPRECEDE, MODE_NOSUCCEED } from './rma/synchronization.js';

@@ -2,14 +2,12 @@
  * DI tokens of `@dapl/mpi` (a symbol paired with a type of the same name, as core's). The
  * bindings are in `mpi-module.ts`; `Mpi.init()` loads that module into the job's container.
  */
-import type { MpiParameters as MpiParametersShape } from './api/mpi-parameters.js';
 import type { DeviceFactory, PreparedDevice } from './device/devices.js';
 
 export { PointToPoint } from './adi/point-to-point.js';
 
-/** The resolved `mpi` section of the configuration, with `Mpi.init`'s overrides. */
-export const MpiParameters: unique symbol = Symbol('MpiParameters');
-export type MpiParameters = MpiParametersShape;
+// Declared beside its interface, so the pair is documented once.
+export { MpiParameters } from './api/mpi-parameters.js';
 
 /** Contribution point: the devices `mpi.device` selects from, one binding each. */
 export const MpiDeviceFactory: unique symbol = Symbol('MpiDeviceFactory');

@@ -30,6 +30,11 @@ export class CombufHwCollectives implements HwCollectives {
     return hardwareNodes(this.fabric.crossbar, this.fabric.params.maxNodes, group) !== undefined;
   }
 
+  /**
+   * The hardware barrier of `group`: resolves once every member has entered it.
+   * @throws DatError INVALID_PARAMETER for a group without this IA's node, MODEL_NOT_SUPPORTED for one
+   * the hardware cannot serve (see `usable`), INVALID_STATE once the IA is closed.
+   */
   async barrier(group: HwGroup): Promise<void> {
     const nodes = this.checkGroup(group);
     return this.wait('barrier', nodes, undefined);

@@ -69,6 +69,7 @@ export class ShmIa extends IaBase {
     }
   }
 
+  /** A zone of this IA whose `allocate` gives shared memory (a SharedArrayBuffer) the peer thread reaches directly. */
   override createPz(): ProtectionZone {
     this.checkOpen('createPz');
     return new ShmPz(this);
@@ -78,6 +79,7 @@ export class ShmIa extends IaBase {
     return this.#listeners.listen(this, connQual, evd, () => this.#nextAnyConnQual++);
   }
 
+  /** The provider's endpoint, built by the kit's `createEp` after it has checked the arguments. */
   protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): ShmEndpoint {
     return new ShmEndpoint(this, pz, evds, attributes);
   }
@@ -94,6 +96,7 @@ export class ShmIa extends IaBase {
     return id;
   }
 
+  /** The endpoint of request `id` gave up its connect (cancelled or freed): an answer that still comes finds no endpoint. */
   forgetRequest(id: number): void {
     const pending = this.#requests.get(id);
     if (pending !== undefined) this.#requests.set(id, { ...pending, ep: undefined });

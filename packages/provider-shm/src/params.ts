@@ -24,6 +24,7 @@ export const SHM_PARAMETERS: readonly ParameterSpec[] = [
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
 ];
 
+/** The shm provider's parameters resolved: one field per entry of {@link SHM_PARAMETERS}, of the same name. */
 export interface ShmParameters {
   readonly spin: 'auto' | 'on' | 'off';
   readonly spinUs: number;

@@ -40,6 +40,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
   },
 ];
 
+/** The tcp provider's parameters resolved: one field per entry of {@link TCP_PARAMETERS}, of the same name. */
 export interface TcpParameters {
   readonly interface: string;
   readonly connectTimeoutMs: number;

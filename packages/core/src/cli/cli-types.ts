@@ -2,6 +2,7 @@ import type { Environment } from '../config/dapl-config.js';
 
 /** Something text can be written to: `process.stdout` or a test's collector. */
 export interface TextSink {
+  /** Write `text` as is (no newline added). */
   write(text: string): unknown;
 }
 
@@ -48,6 +49,7 @@ export interface CliCommand {
    * passed on verbatim, so `dapl run -n 2 app.mjs -n 5` gives `-n 5` to the program.
    */
   readonly optionsEndAtFirstPositional?: boolean;
+  /** Run the command with its parsed arguments; resolves to the process exit code. */
   run(args: ParsedArgs, io: CliIo): Promise<number>;
 }
 

@@ -24,6 +24,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 /** Where a value came from: `default`, `file <path>`, `env DAPL_X` or `flag --x`. */
 export type ValueSource = 'default' | `file ${string}` | `env ${string}` | `flag --${string}`;
 
+/** One resolved parameter with where its value came from (what `dapl info` prints). */
 export interface ExplainedParameter {
   /** Dotted key, e.g. `mpi.eagerLimit`. */
   readonly key: string;
@@ -33,6 +34,7 @@ export interface ExplainedParameter {
   readonly env: string;
 }
 
+/** A section's parameters resolved: values by name, and each value's origin. */
 export interface ResolvedSection {
   readonly values: Readonly<Record<string, ParameterValue>>;
   readonly sources: Readonly<Record<string, ExplainedParameter>>;
@@ -44,6 +46,7 @@ export interface UnknownKey {
   readonly source: ValueSource;
 }
 
+/** The layers the `DaplConfig` constructor resolves from, each optional. */
 export interface DaplConfigSources {
   /** Environment variables; default: none (the constructor never reads `process.env`). */
   readonly env?: Environment;
@@ -54,6 +57,7 @@ export interface DaplConfigSources {
   readonly cwd?: string;
 }
 
+/** Options of `DaplConfig.load`, which reads the environment and the config file itself. */
 export interface DaplConfigLoadOptions {
   /** Default: `process.env`. */
   readonly env?: Environment;

@@ -4,34 +4,19 @@
  * tokens (inversify takes a class as a service identifier), so one name is both class and token.
  */
 import type { Logger } from 'pino';
-import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
-import type { DatProvider as DatProviderInterface } from '../dat/provider.js';
-import type { Runtime as RuntimeInterface } from '../runtime/runtime.js';
-import type { LoggerFactory as LoggerFactoryFunction } from '../logging/logger-factory.js';
 import type { Endpoint } from '../dat/endpoint.js';
 
 export { DaplConfig } from '../config/dapl-config.js';
 export { ProviderRegistry } from '../registry/provider-registry.js';
+// Tokens paired with an interface of the same name are declared beside it, so the pair is documented once.
+export { LoggerFactory } from '../logging/logger-factory.js';
+export { Runtime } from '../runtime/runtime.js';
+export { DatProvider } from '../dat/provider.js';
+export { InterfaceAdapter } from '../dat/ia.js';
 
 /** The process's pino root logger. */
 export const RootLogger: unique symbol = Symbol('RootLogger');
 export type RootLogger = Logger;
-
-/** Makes a named child logger of the root logger for a component (`pkg:Class`). */
-export const LoggerFactory: unique symbol = Symbol('LoggerFactory');
-export type LoggerFactory = LoggerFactoryFunction;
-
-/** The rank's runtime (singleton, PMI or simulator). */
-export const Runtime: unique symbol = Symbol('Runtime');
-export type Runtime = RuntimeInterface;
-
-/** The provider selected by configuration (async: `getAsync`). */
-export const DatProvider: unique symbol = Symbol('DatProvider');
-export type DatProvider = DatProviderInterface;
-
-/** The opened IA of the selected provider (async: `getAsync`); closed by `closeContainer`. */
-export const InterfaceAdapter: unique symbol = Symbol('InterfaceAdapter');
-export type InterfaceAdapter = DatInterfaceAdapter;
 
 /**
  * A contribution point for upper libraries: run on every new endpoint to a peer before it connects

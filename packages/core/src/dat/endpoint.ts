@@ -76,15 +76,41 @@ export interface Endpoint {
   readonly state: EpState;
   /** The peer's IA address once connected. */
   readonly remoteAddress: string | undefined;
+  /**
+   * Start an active connection to the PSP `connQual` of the IA at `address`; the outcome is a
+   * connection event (`connection-established`, or a rejection, timeout or unreachable peer).
+   * @throws DatError INVALID_ADDRESS for a malformed address, INVALID_PARAMETER for a `connQual`
+   * outside the IA's range or bad options, INVALID_STATE unless the endpoint is UNCONNECTED.
+   */
   connect(address: string, connQual: number, options?: ConnectOptions): void;
   /** Graceful unless `abrupt`; either way the outcome is a connection event and pending DTOs flush. */
   disconnect(options?: { readonly abrupt?: boolean }): void;
+  /**
+   * Send the bytes of `iov` to the peer's next posted receive; `cookie` comes back in the
+   * `send` completion. The iov must stay untouched until then.
+   * @throws DatError INVALID_STATE unless CONNECTED, INVALID_HANDLE once freed, LENGTH_ERROR past
+   * `maxMessageSize`, QUEUE_FULL past `maxRequestDtos`, and the iov's own checks (zone, access).
+   */
   postSend(iov: Iov, cookie: unknown, options?: PostOptions): void;
   /** Allowed before the connection is established, so receives can be pre-posted. */
   postRecv(iov: Iov, cookie: unknown): void;
+  /**
+   * Write the bytes of `iov` into the peer's exposed memory `remote` (with `immediate`, also raise
+   * a `recv-immediate` completion there); `cookie` comes back in the completion.
+   * @throws DatError as `postSend`, and when the provider lacks the `rdma-write` (or
+   * `rdma-write-immediate`) capability; INVALID_PARAMETER or LENGTH_ERROR for a bad `remote`.
+   */
   postRdmaWrite(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: RdmaWriteOptions): void;
+  /**
+   * Read the peer's exposed memory `remote` into `iov`; `cookie` comes back in the completion.
+   * @throws DatError as `postRdmaWrite`, with the `rdma-read` capability.
+   */
   postRdmaRead(iov: Iov, cookie: unknown, remote: RmrTriplet, options?: PostOptions): void;
   /** Back to UNCONNECTED after a disconnect, for reuse. */
   reset(): void;
+  /**
+   * Release the endpoint: a live connection closes, pending requests and receives flush.
+   * @throws DatError INVALID_HANDLE if already freed.
+   */
   free(): void;
 }

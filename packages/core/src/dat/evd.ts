@@ -34,6 +34,7 @@ export interface EventDispatcher {
    * arrive; undefined switches it off.
    */
   setNotify(fn: EvdNotify | undefined): void;
+  /** Queue a `software` event carrying `value`, as any other event (wakes waiters, notifies). */
   postSoftwareEvent(value: unknown): void;
   /** Pending waiters reject with INVALID_HANDLE. Fails with INVALID_STATE while an EP or PSP uses it. */
   free(): void;

@@ -20,6 +20,7 @@ export interface AmCounter {
   readonly value: number;
   /** Resolves once the counter reaches `target`, then subtracts `target` (LAPI_Waitcntr). */
   wait(target: number): Promise<void>;
+  /** Overwrite the count (LAPI_Setcntr), typically to 0 before reuse. */
   set(value: number): void;
 }
 
@@ -35,7 +36,9 @@ export interface AmCounters {
 
 /** What a header handler returns: where the data goes, and what runs after it landed. */
 export interface AmPlacement {
+  /** Where the message's data lands, registered at the target. */
   readonly iov: Iov;
+  /** Runs once the data has landed, with the user header and the source rank. */
   readonly completion?: (uhdr: Uint8Array, source: number) => void;
   /** Run the completion handler in the dispatcher's context (Banikazemi et al. §5.3), with no thread switch. */
   readonly inContext?: boolean;
@@ -46,11 +49,31 @@ export type AmHeaderHandler = (uhdr: Uint8Array, dataLength: number, source: num
 
 /** LAPI's active messages, one-sided operations and counters (the MPI-LAPI paper (Banikazemi et al.) and the MPI-2 one-sided patent (US 7,694,310)). */
 export interface ActiveMessages {
+  /**
+   * Register the header handler `id` that `amsend` names; a second registration replaces the first.
+   * @throws DatError INVALID_PARAMETER for a bad id or a handler that is not a function.
+   */
   registerHandler(id: number, handler: AmHeaderHandler): void;
+  /**
+   * A new counter: an origin or completion counter without `id`, or the target counter `id` that
+   * peers name in `AmCounters.target`.
+   * @throws DatError INVALID_PARAMETER for a bad id or one already in use.
+   */
   createCounter(id?: number): AmCounter;
+  /**
+   * Send an active message on connected `target`: header handler `handler` runs there with `uhdr`
+   * and places `data`; `counters` report the stages.
+   * @throws DatError INVALID_PARAMETER for a bad handler id, header, iov or counters.
+   */
   amsend(target: Endpoint, handler: number, uhdr: Uint8Array, data: Iov, counters?: AmCounters): void;
+  /** Write `data` into the peer's exposed memory `remote` (LAPI_Put); `counters` report the stages. */
   put(target: Endpoint, data: Iov, remote: RmrTriplet, counters?: AmCounters): void;
+  /** Read the peer's exposed memory `remote` into `into` (LAPI_Get); `counters` report the stages. */
   get(target: Endpoint, into: Iov, remote: RmrTriplet, counters?: AmCounters): void;
+  /**
+   * Atomic read-modify-write of the 4- or 8-byte word `remote` (LAPI_Rmw); resolves to its previous value.
+   * @throws DatError INVALID_PARAMETER for an unknown op or a word that is not 4 or 8 bytes.
+   */
   rmw(target: Endpoint, op: 'swap' | 'compare-and-swap' | 'fetch-and-add' | 'fetch-and-or', remote: RmrTriplet, operand: bigint, compare?: bigint): Promise<bigint>;
   /** Resolves when every operation issued to `target` (or to all) has completed at its target. */
   fence(target?: Endpoint): Promise<void>;
@@ -63,6 +86,7 @@ export type HwGroup = readonly number[];
 export interface HwCollectives {
   /** Whether the hardware can serve this group (rectangular or hypercube node sets only). */
   usable(group: HwGroup): boolean;
+  /** Resolves once every member of `group` has entered the barrier. */
   barrier(group: HwGroup): Promise<void>;
   /**
    * Broadcast `length` bytes at `offset` of `segment`; every member passes the same offset. Where
@@ -74,6 +98,8 @@ export interface HwCollectives {
 
 /** Remote atomic operations on 8-byte words of exposed memory. */
 export interface RemoteAtomics {
+  /** Add `add` to the word `remote` on the peer of `ep`; resolves to its previous value. */
   fetchAndAdd(ep: Endpoint, remote: RmrTriplet, add: bigint): Promise<bigint>;
+  /** Store `swap` in the word `remote` if it equals `compare`; resolves to its previous value. */
   compareAndSwap(ep: Endpoint, remote: RmrTriplet, compare: bigint, swap: bigint): Promise<bigint>;
 }

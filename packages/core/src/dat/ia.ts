@@ -23,6 +23,7 @@ export interface IaLimits {
   readonly connQualRange: readonly [number, number];
 }
 
+/** What `InterfaceAdapter.query` reports: identity, address, limits and capabilities. */
 export interface IaAttributes {
   readonly provider: string;
   readonly name: string;
@@ -40,6 +41,9 @@ export interface IaAttributes {
   readonly parameters: Readonly<Record<string, unknown>>;
 }
 
+/** DI token of the opened IA of the selected provider (async: `getAsync`); closed by `closeContainer`. */
+export const InterfaceAdapter: unique symbol = Symbol('InterfaceAdapter');
+
 /** An interface adapter: one opened instance of a provider, the root of all other DAT objects. */
 export interface InterfaceAdapter {
   readonly provider: DatProvider;
@@ -47,18 +51,37 @@ export interface InterfaceAdapter {
   /** Opaque; a peer passes it to `ep.connect()`. */
   readonly address: string;
   readonly closed: boolean;
+  /**
+   * The IA's identity, address, limits and capabilities.
+   * @throws DatError INVALID_HANDLE once the IA is closed.
+   */
   query(): IaAttributes;
   /**
    * Named counters, for tests and `dapl info`: at least `bufferedBytes` and `peakBufferedBytes`
    * (bytes the provider holds that the consumer has not yet taken) and `connections`.
    */
   counters(): Readonly<Record<string, number>>;
+  /**
+   * A new protection zone of this IA.
+   * @throws DatError INVALID_HANDLE once the IA is closed.
+   */
   createPz(): ProtectionZone;
+  /**
+   * A new event dispatcher (queue of events), `options.queueDepth` deep at most.
+   * @throws DatError INVALID_PARAMETER for a depth outside [1, `maxEvdQueueDepth`] or bad options,
+   * INVALID_HANDLE once the IA is closed.
+   */
   createEvd(options?: EvdOptions): EventDispatcher;
   /** Listen on `connQual`; rejects with CONN_QUAL_IN_USE if taken. */
   createPsp(connQual: number, evd: EventDispatcher): Promise<PublicServicePoint>;
   /** Listen on a conn-qual the provider picks (see `psp.connQual`). */
   createPspAny(evd: EventDispatcher): Promise<PublicServicePoint>;
+  /**
+   * A new UNCONNECTED endpoint in `pz`, its events going to `evds`; unset attributes take defaults
+   * within the IA's limits.
+   * @throws DatError INVALID_HANDLE for a zone or EVD of another IA, or once the IA is closed;
+   * INVALID_PARAMETER for attributes outside the IA's limits.
+   */
   createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: Partial<EndpointAttributes>): Endpoint;
   /** An optional extension, or undefined if this provider does not offer it. */
   extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined;

@@ -63,6 +63,8 @@ export interface Rmr {
    * which the LMR must also allow). Rebinding issues a fresh context; the old one stops working.
    */
   bind(lmr: Lmr, offset: number, length: number, access: MemAccess): RmrTriplet;
+  /** Withdraw the current binding: its context stops working; the RMR can be bound again. */
   unbind(): void;
+  /** Release the RMR, unbinding it first. */
   free(): void;
 }

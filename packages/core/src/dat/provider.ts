@@ -6,14 +6,17 @@ import type { Runtime } from '../runtime/runtime.js';
 /** The brand every provider object carries; checked with `Symbol.for` so two copies of core agree. */
 export const DAT_PROVIDER_BRAND: unique symbol = Symbol.for('@dapl/core/provider') as never;
 
-/** Provider API versions this core accepts. A provider declares the one it was written against. */
+/** The current provider API version; a provider declares the one it was written against (`apiVersion`). */
 export const DAT_PROVIDER_API_VERSION = 1;
+/** Provider API versions this core accepts. */
 export const SUPPORTED_PROVIDER_API_VERSIONS: readonly number[] = [1];
 
 /** Optional data-transfer operations; sends and receives are mandatory. */
 export type DtoCapability = 'rdma-write' | 'rdma-read' | 'rdma-write-immediate';
+/** Every optional data-transfer operation, in a fixed order. */
 export const DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rdma-read', 'rdma-write-immediate'];
 
+/** The type of a declared parameter's value (`enum`: one of `values`). */
 export type ParameterType = 'integer' | 'number' | 'boolean' | 'string' | 'enum';
 
 /** A declared runtime parameter (libfabric's `fi_param`): what `dapl info` lists. */
@@ -29,6 +32,7 @@ export interface ParameterSpec {
   readonly values?: readonly string[];
 }
 
+/** What a provider can do beyond sends and receives: optional DTOs, extensions, constraints. */
 export interface ProviderCapabilities {
   readonly dto: readonly DtoCapability[];
   readonly extensions: readonly ExtensionName[];
@@ -41,6 +45,7 @@ export interface ProviderCapabilities {
   readonly workerThreads?: boolean;
 }
 
+/** Options of `DatProvider.openIa`. */
 export interface IaOptions {
   /** Device name, for logs. Default: `<provider>0`. */
   readonly name?: string;
@@ -69,6 +74,9 @@ export interface IaOptions {
   readonly launcherAddress?: string;
 }
 
+/** DI token of the provider selected by configuration (async: `getAsync`). */
+export const DatProvider: unique symbol = Symbol('DatProvider');
+
 /** A provider: the plug-in a registry key names. */
 export interface DatProvider {
   readonly [DAT_PROVIDER_BRAND]: true;
@@ -77,5 +85,6 @@ export interface DatProvider {
   readonly description: string;
   readonly capabilities: ProviderCapabilities;
   readonly parameters: readonly ParameterSpec[];
+  /** Open one IA of this provider; `runtime` gives the rank's job (key-value space, clock). */
   openIa(options?: IaOptions, runtime?: Runtime): Promise<InterfaceAdapter>;
 }

@@ -8,6 +8,10 @@ export interface PublicServicePoint {
   readonly connQual: number;
   readonly evd: EventDispatcher;
   readonly freed: boolean;
+  /**
+   * Stop listening on `connQual`.
+   * @throws DatError INVALID_HANDLE if already freed.
+   */
   free(): void;
 }
 
@@ -18,5 +22,6 @@ export interface ConnectionRequest {
   readonly privateData: Uint8Array;
   /** Complete the connection on `ep` (UNCONNECTED, same IA); `connection-established` follows. */
   accept(ep: Endpoint, privateData?: Uint8Array): void;
+  /** Refuse the connection; the peer's endpoint sees `connection-rejected` with `privateData`. */
   reject(privateData?: Uint8Array): void;
 }

@@ -5,7 +5,12 @@ import type { Lmr, MemAccess, RegisterableMemory, Rmr } from './memory.js';
 export interface ProtectionZone {
   readonly ia: InterfaceAdapter;
   readonly freed: boolean;
+  /**
+   * Register caller memory (no copy) with the local and remote rights `access` allows.
+   * @throws DatError INVALID_PARAMETER for memory that is not a byte view or buffer, or bad access.
+   */
   registerLmr(memory: RegisterableMemory, access: MemAccess): Lmr;
+  /** A new, unbound RMR of this zone; `bind` exposes memory through it. */
   createRmr(): Rmr;
   /**
    * `bytes` of zeroed memory suited to this zone's fastest path, to register with `registerLmr`:

@@ -18,7 +18,9 @@ const PMI_CLOSE_WAIT_MS = 250;
 /** Bound on the last output and on closing the PMI server once every rank is gone. */
 const DRAIN_MS = 1000;
 
+/** What `dapl run` starts: the program, its ranks and their environment, and how to supervise them. */
 export interface JobSpec {
+  /** Ranks in the job. */
   readonly size: number;
   /** Absolute path. */
   readonly program: string;

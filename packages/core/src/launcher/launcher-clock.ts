@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 
+/** A pending one-shot timer of a `LauncherClock`. */
 export interface LauncherTimer {
+  /** Stop the timer; its callback will not run. */
   cancel(): void;
 }
 
@@ -8,6 +10,7 @@ export interface LauncherTimer {
 export interface LauncherClock {
   /** Milliseconds since an arbitrary origin. */
   now(): number;
+  /** Run `callback` once, `ms` milliseconds from now. */
   after(ms: number, callback: () => void): LauncherTimer;
 }
 

@@ -21,6 +21,7 @@ export interface RankProcess {
   signal(signal: NodeJS.Signals): void;
 }
 
+/** What a launcher asks a spawner for: one rank's program, arguments, directory and environment. */
 export interface RankSpawnRequest {
   readonly rank: number;
   /** Absolute path of the program (a `.mjs`/`.js` file run by node). */

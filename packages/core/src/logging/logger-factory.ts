@@ -1,5 +1,8 @@
 import type { Logger } from 'pino';
 
+/** DI token of the {@link LoggerFactory} that names child loggers of the root logger by component (`pkg:Class`). */
+export const LoggerFactory: unique symbol = Symbol('LoggerFactory');
+
 /** Makes a child logger for a component (`provider-tcp:Endpoint`), with extra bindings (rank, provider). */
 export type LoggerFactory = (component: string, bindings?: Readonly<Record<string, unknown>>) => Logger;
 

@@ -13,6 +13,7 @@ export class BoundPsp<I extends IaBase = IaBase> extends PspBase {
     super(ia, connQual, evd);
   }
 
+  /** Leave the listener table, so connects to this conn-qual are refused. */
   protected onFree(): void {
     this.table.unbind(this);
   }

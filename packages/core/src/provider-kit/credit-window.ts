@@ -36,6 +36,10 @@ export class CreditWindow {
     return new Promise((resolve) => this.waiters.push({ n, resolve }));
   }
 
+  /**
+   * Return `n` credits, waking waiters in order while enough are available.
+   * @throws DatError INVALID_PARAMETER when `n` is not an integer >= 0 or would exceed the capacity.
+   */
   grant(n = 1): void {
     if (!Number.isSafeInteger(n) || n < 0 || this.credits + n > this.capacity) {
       throw new DatError(DatStatus.INVALID_PARAMETER, `grant of ${String(n)} would exceed the capacity ${this.capacity} (available ${this.credits})`, { argument: 'n' });

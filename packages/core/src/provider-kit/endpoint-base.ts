@@ -13,6 +13,7 @@ import type { KitPz } from './memory.js';
 import { notSupported } from './not-supported.js';
 import { describe, optionalBoolean, requireBytes, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
+/** The data-transfer operation of a posted request. */
 export type RequestOp = 'send' | 'rdma-write' | 'rdma-write-immediate' | 'rdma-read';
 
 /** A posted request (send / write / read), kept until its completion in post order. */
@@ -31,12 +32,14 @@ export interface DtoRequest {
   readonly localCompletion: boolean;
 }
 
+/** A posted receive, kept until a message fills it or it flushes. */
 export interface PostedRecv {
   readonly cookie: unknown;
   readonly iov: Iov;
   readonly length: number;
 }
 
+/** An endpoint's three event queues, checked by `IaBase.createEp`. */
 export interface KitEvds {
   readonly recv: EvdQueue;
   readonly request: EvdQueue;
@@ -217,6 +220,7 @@ export abstract class EndpointBase implements Endpoint {
     this.armConnectTimer(this.ia.defaultConnectTimeoutMs);
   }
 
+  /** Provider: the pending connection is up; raises `connection-established`. Ignored unless pending. */
   protected established(remoteAddress: string, privateData?: Uint8Array): void {
     if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
     this.clearConnectTimer();
@@ -226,6 +230,7 @@ export abstract class EndpointBase implements Endpoint {
     this.raiseConnection('connection-established', privateData, undefined);
   }
 
+  /** Provider: the pending connection failed as `type`; raises that event and flushes. Ignored unless pending. */
   protected connectFailed(
     type: 'connection-peer-rejected' | 'connection-non-peer-rejected' | 'connection-unreachable' | 'connection-timed-out',
     reason: string,
@@ -261,10 +266,12 @@ export abstract class EndpointBase implements Endpoint {
     return req;
   }
 
+  /** Provider: the oldest posted receive, removed from the queue, for an arriving message; undefined if none. */
   protected takeRecv(): PostedRecv | undefined {
     return this.recvs.shift();
   }
 
+  /** Provider: raise `recv`'s completion with `status` (LOCAL_LENGTH reports LENGTH_ERROR). */
   protected completeRecv(recv: PostedRecv, status: DtoStatus, transferredLength: number): void {
     this.evds.recv.push(completion(this, recv.cookie, 'recv', status, transferredLength, undefined, status === DtoStatus.LOCAL_LENGTH ? DatStatus.LENGTH_ERROR : undefined));
   }

@@ -131,6 +131,7 @@ export class EvdQueue implements EventDispatcher {
     this.users++;
   }
 
+  /** Kit bookkeeping: the pair of `retain`, when an EP or PSP stops reporting here. */
   release(): void {
     this.users--;
   }

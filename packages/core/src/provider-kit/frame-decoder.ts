@@ -35,12 +35,15 @@ export interface FrameFormat<H> {
    * input chunk, so the common case (a whole header inside one read) copies nothing.
    */
   parseHeaderAt?(bytes: Uint8Array, offset: number): H | FrameError;
+  /** How many payload bytes follow the frame with this header. */
   payloadLength(header: H): number;
 }
 
 /** Receives one frame's payload, in order, then `end()`. Pieces are valid only during `write`. */
 export interface FrameSink {
+  /** The next piece of the payload, valid only during the call. */
   write(piece: Uint8Array): void;
+  /** The payload is complete (also called for an empty payload). */
   end(): void;
 }
 

@@ -15,6 +15,7 @@ import { RmrTable } from './rmr-table.js';
 import { wallTimeout } from '../runtime/wall-clock.js';
 import { describe, requireHandle, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
+/** What a provider's IA passes to the `IaBase` constructor. */
 export interface IaBaseInit {
   readonly provider: DatProvider;
   readonly name: string;
@@ -81,6 +82,7 @@ export abstract class IaBase implements InterfaceAdapter {
 
   /** Open a listener on `connQual`, or on one the provider picks when undefined. */
   protected abstract listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase>;
+  /** The provider's endpoint, built by `createEp` after it has checked the arguments. */
   protected abstract newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): EndpointBase;
   /** Release transport resources after every object was torn down. */
   protected abstract shutdown(): Promise<void>;
@@ -190,10 +192,15 @@ export abstract class IaBase implements InterfaceAdapter {
 
   // ---- kit bookkeeping -------------------------------------------------------------------
 
+  /** Whether this IA offers the optional DTO `capability`. */
   hasCapability(capability: DtoCapability): boolean {
     return this.capabilitySet.has(capability);
   }
 
+  /**
+   * Before operation `op`.
+   * @throws DatError INVALID_HANDLE once the IA is closed.
+   */
   checkOpen(op: string): void {
     if (this.isClosed) throw new DatError(DatStatus.INVALID_HANDLE, `cannot ${op}: the IA has been closed`, { argument: 'ia', subtype: 'DAT_INVALID_HANDLE_IA' });
   }
@@ -205,14 +212,17 @@ export abstract class IaBase implements InterfaceAdapter {
     if (c.bufferedBytes > c.peakBufferedBytes) c.peakBufferedBytes = c.bufferedBytes;
   }
 
+  /** Add `delta` to the named counter that `counters()` reports. */
   count(name: string, delta = 1): void {
     this.counterValues[name] = (this.counterValues[name] ?? 0) + delta;
   }
 
+  /** Kit bookkeeping: a connection of this IA came up (the `connections` counter). */
   connectionOpened(): void {
     this.counterValues.connections++;
   }
 
+  /** Kit bookkeeping: a connection of this IA ended. */
   connectionClosed(): void {
     this.counterValues.connections--;
   }
@@ -222,10 +232,12 @@ export abstract class IaBase implements InterfaceAdapter {
     return [...this.endpoints];
   }
 
+  /** Kit bookkeeping: a freed endpoint leaves the IA's set (the IA no longer tears it down on close). */
   forgetEndpoint(ep: EndpointBase): void {
     this.endpoints.delete(ep);
   }
 
+  /** Kit bookkeeping: a freed PSP leaves the IA's set. */
   forgetPsp(psp: PspBase): void {
     this.psps.delete(psp);
   }

@@ -132,6 +132,7 @@ export class IovWriter {
     return this.placed;
   }
 
+  /** Place `piece` at the current position; returns the bytes placed (fewer once the iov is full). */
   write(piece: Uint8Array): number {
     let from = 0;
     while (from < piece.length && this.segment < this.iov.length) {

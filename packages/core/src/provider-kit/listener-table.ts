@@ -15,6 +15,7 @@ export interface ConnectRefusal {
 export class ListenerTable<I extends IaBase> {
   private readonly byKey = new Map<string, BoundPsp<I>>();
 
+  /** The listener bound to `address` / `connQual`, or undefined. */
   get(address: string, connQual: number): BoundPsp<I> | undefined {
     return this.byKey.get(`${address}#${connQual}`);
   }
@@ -47,6 +48,7 @@ export class ListenerTable<I extends IaBase> {
     return psp;
   }
 
+  /** Remove `psp`'s binding, if it is still the one bound to its address and conn-qual. */
   unbind(psp: PspBase): void {
     const key = `${psp.ia.address}#${psp.connQual}`;
     if (this.byKey.get(key) === psp) this.byKey.delete(key);

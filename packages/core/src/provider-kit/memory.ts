@@ -10,6 +10,10 @@ const ALL_RIGHTS = MemAccess.ALL;
 /** Largest `allocate` (what one ArrayBuffer may hold in Node 20 on 64-bit hosts). */
 const MAX_ALLOCATION = 2 ** 32;
 
+/**
+ * `access` as a number of MemAccess flags within `allowed`.
+ * @throws DatError INVALID_PARAMETER otherwise.
+ */
 export function requireAccess(access: unknown, argument: string, allowed: number = ALL_RIGHTS): number {
   if (typeof access !== 'number' || !Number.isInteger(access) || access < 0 || (access & ~allowed) !== 0) {
     throw new DatError(
@@ -75,14 +79,20 @@ export class KitPz implements ProtectionZone {
     this.isFreed = true;
   }
 
+  /** Kit bookkeeping: an LMR, RMR or endpoint of this zone was made (`free` refuses while any is alive). */
   retain(): void {
     this.users++;
   }
 
+  /** Kit bookkeeping: the pair of `retain`, when that object is freed. */
   release(): void {
     this.users--;
   }
 
+  /**
+   * Before operation `op` on the zone.
+   * @throws DatError INVALID_HANDLE when the zone is freed or its IA closed.
+   */
   checkUsable(op: string): void {
     this.ia.checkOpen(op);
     if (this.isFreed) throw new DatError(DatStatus.INVALID_HANDLE, `cannot ${op}: the PZ has been freed`, { argument: 'pz', subtype: 'DAT_INVALID_HANDLE_PZ' });
@@ -120,6 +130,7 @@ export class KitLmr implements Lmr {
   }
 }
 
+/** Whether `value` is an LMR made by the kit (so its bytes and zone can be trusted). */
 export function isKitLmr(value: unknown): value is KitLmr {
   return value instanceof KitLmr;
 }

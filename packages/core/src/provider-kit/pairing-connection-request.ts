@@ -8,8 +8,11 @@ export interface PairedEndpoint extends EndpointBase {
   awaitingAnswer(): boolean;
   /** The connection attempt fails: the other side went away. */
   peerVanished(reason: string): void;
+  /** Wire this endpoint to `peer` (each side is linked to the other before either is told). */
   link(peer: PairedEndpoint): void;
+  /** The connection is up, to the endpoint at `remoteAddress`: raise `connection-established`. */
   linked(remoteAddress: string, privateData: Uint8Array | undefined): void;
+  /** The server rejected the request, with `privateData`: the connect fails as peer-rejected. */
   rejected(privateData: Uint8Array): void;
 }
 
@@ -57,6 +60,7 @@ export abstract class PairingConnectionRequest<E extends PairedEndpoint> extends
     });
   }
 
+  /** The answer travels as `later` says; the client's connect then fails as rejected. */
   protected doReject(privateData: Uint8Array): void {
     this.later(this.client, () => this.client.rejected(privateData));
   }

@@ -25,6 +25,7 @@ export abstract class PspBase implements PublicServicePoint {
     return this.isFreed;
   }
 
+  /** Transport: stop listening (the kit has marked the PSP freed and released its EVD). */
   protected abstract onFree(): void;
 
   /** Provider: a request passed the provider's checks (authentication); hand it to the consumer. */
@@ -53,6 +54,7 @@ export abstract class ConnectionRequestBase<E extends EndpointBase = EndpointBas
 
   /** Transport: complete the connection on `ep` (already PASSIVE_CONNECTION_PENDING). */
   protected abstract doAccept(ep: E, privateData: Uint8Array): void;
+  /** Transport: send the rejection, with `privateData`, to the requesting endpoint. */
   protected abstract doReject(privateData: Uint8Array): void;
 
   accept(ep: Endpoint, privateData?: Uint8Array): void {

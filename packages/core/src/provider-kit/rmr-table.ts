@@ -47,6 +47,7 @@ export class RmrTable {
     return context;
   }
 
+  /** Forget the window of `context`: accesses through it fail from now on. Unknown contexts are ignored. */
   revoke(context: bigint): void {
     this.windows.delete(context);
   }

@@ -7,6 +7,7 @@ import { describeValue } from '../util/describe-value.js';
 /** The wording of a bad argument in messages (core's `describeValue`). */
 export const describe = describeValue;
 
+/** An INVALID_PARAMETER `DatError` naming `argument`, to throw. */
 export function invalidParameter(argument: string, message: string): DatError {
   return new DatError(DatStatus.INVALID_PARAMETER, `${argument}: ${message}`, { argument });
 }
@@ -27,6 +28,10 @@ export function requireInteger(value: unknown, argument: string, min: number, ma
   return value;
 }
 
+/**
+ * `value` as a Uint8Array of at most `maxLength` bytes.
+ * @throws DatError INVALID_PARAMETER when not a Uint8Array, LENGTH_ERROR when longer.
+ */
 export function requireBytes(value: unknown, argument: string, maxLength: number): Uint8Array {
   if (!(value instanceof Uint8Array)) {
     throw new DatError(DatStatus.INVALID_PARAMETER, `${argument} must be a Uint8Array, got ${describe(value)}`, { argument });
@@ -37,10 +42,12 @@ export function requireBytes(value: unknown, argument: string, maxLength: number
   return value;
 }
 
+/** @throws DatError INVALID_PARAMETER unless `value` is a function. */
 export function requireFunction(value: unknown, argument: string): void {
   if (typeof value !== 'function') throw invalidParameter(argument, `must be a function, got ${describe(value)}`);
 }
 
+/** @throws DatError INVALID_PARAMETER unless `value` is a non-null object. */
 export function requireObject(value: unknown, argument: string): asserts value is object {
   if (typeof value !== 'object' || value === null) throw invalidParameter(argument, `must be an object, got ${describe(value)}`);
 }

@@ -7,4 +7,5 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, string>> = {
   shm: '@dapl/provider-shm',
 };
 
+/** The `source` of a registry entry from {@link BUILTIN_PROVIDERS}. */
 export const BUILTIN_SOURCE = 'built-in';

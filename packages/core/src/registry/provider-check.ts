@@ -16,6 +16,7 @@ export function isDatProvider(x: unknown): x is DatProvider {
   return p[DAT_PROVIDER_BRAND] === true && typeof p.name === 'string' && typeof p.openIa === 'function';
 }
 
+/** The provider a module exports, or what was found there and why it was refused. */
 export type ProviderCheck = { readonly provider: DatProvider } | { readonly found: string; readonly refused: string };
 
 /** Pick the provider out of a module's exports (`default`, else `provider`) and check it. */

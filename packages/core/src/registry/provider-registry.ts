@@ -66,10 +66,12 @@ export class ProviderRegistry {
     return [...this.#entries.values()];
   }
 
+  /** Whether `key` is registered. */
   has(key: string): boolean {
     return this.#entries.has(key);
   }
 
+  /** The entry of `key`, or undefined when it is not registered. */
   entry(key: string): RegistryEntry | undefined {
     return this.#entries.get(key);
   }

@@ -19,6 +19,7 @@ export interface WaitReport {
   readonly seconds: number;
 }
 
+/** The declared waits of one process (or of the ranks it hosts), and the hold they keep on it. */
 export class DeclaredWaits {
   readonly #pending = new Set<DeclaredWait>();
   #hold: NodeJS.Timeout | undefined;
@@ -41,6 +42,7 @@ export class DeclaredWaits {
     if (++this.#holds === 1 && this.#pending.size === 0) this.#holdProcess(true);
   }
 
+  /** Give back a hold taken with `hold()`. */
   release(): void {
     if (this.#holds === 0) return;
     if (--this.#holds === 0 && this.#pending.size === 0) this.#holdProcess(false);

@@ -1,3 +1,6 @@
+/** DI token of the rank's {@link Runtime} (singleton, PMI or simulator). */
+export const Runtime: unique symbol = Symbol('Runtime');
+
 /**
  * A rank's place in its job (DESIGN §5): who it is, the job's key-value space, and its clock.
  * Implemented by `SingletonRuntime`, `PmiRuntime` and the simulator's per-rank runtime.
@@ -17,6 +20,7 @@ export interface Runtime {
   fence(): Promise<void>;
   /** Read a published value; rejects if the key is unknown. */
   get(key: string): Promise<string>;
+  /** Collective: resolves once every rank of the job has entered it. */
   barrier(): Promise<void>;
   /**
    * Say what this rank waits for (`what`, e.g. "MPI recv from 1 tag 5") until `promise` settles, so
@@ -26,6 +30,7 @@ export interface Runtime {
   declareWait?<T>(what: string, promise: Promise<T>): Promise<T>;
   /** End the whole job with `code`; never returns. */
   abort(code: number, message: string): Promise<never>;
+  /** Leave the job cleanly (PMI `finalize`); the last call a rank makes on its runtime. */
   finalize(): Promise<void>;
 }
 

@@ -4,7 +4,9 @@ import { processWaits } from './declared-waits.js';
 import type { Clock, Runtime } from './runtime.js';
 import { WallClock } from './wall-clock.js';
 
+/** Options of `SingletonRuntime`. */
 export interface SingletonRuntimeOptions {
+  /** Default: the wall clock. */
   readonly clock?: Clock;
   /** Default `process.exit`; tests pass a recorder. */
   readonly exit?: (code: number) => void;

@@ -14,6 +14,7 @@ import { rankContext } from './rank-context.js';
 import { runtimeFromEnvironment } from './runtime-from-environment.js';
 import type { Runtime } from './runtime.js';
 
+/** Options of `startJob`. */
 export interface StartJobOptions {
   /** Default: the rank context's, else `DaplConfig.load()` (flags none, environment, dapl.config.json, defaults). */
   readonly config?: DaplConfig;

@@ -91,6 +91,7 @@ export class EventHeap<T, D = undefined> {
     for (const seq of seqs) if (!queued.has(seq)) seqs.delete(seq);
   }
 
+  /** Drop every queued event. */
   clear(): void {
     this.items.fill(undefined, 0, this.count);
     this.datas.fill(undefined, 0, this.count);

@@ -217,6 +217,10 @@ export class SimKernel implements VirtualTimeSource {
     this.ranks.hold(rank, what);
   }
 
+  /**
+   * End a `hold` of `rank`: virtual time may move again once no rank is held.
+   * @throws DatError INVALID_PARAMETER for a rank outside the job.
+   */
   release(rank: number): void {
     this.checkRank(rank);
     const held = this.ranks.isHeld(rank);

@@ -24,6 +24,10 @@ export class Crossbar2D {
     return this.x * this.y;
   }
 
+  /**
+   * The crossbar coordinates of `node`: `x` along a row, `y` the row.
+   * @throws DatError INVALID_PARAMETER for a node outside the grid.
+   */
   coordinates(node: number): { readonly x: number; readonly y: number } {
     requireInteger(node, 'node', 0, this.nodes - 1);
     return { x: node % this.x, y: Math.floor(node / this.x) };

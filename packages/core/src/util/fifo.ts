@@ -18,12 +18,14 @@ export class Fifo<T> {
     return this.count;
   }
 
+  /** Append `item` at the tail, growing the ring when full. */
   push(item: T): void {
     if (this.count === this.items.length) this.grow();
     this.items[(this.head + this.count) & (this.items.length - 1)] = item;
     this.count++;
   }
 
+  /** Remove and return the head, or undefined when empty. */
   shift(): T | undefined {
     if (this.count === 0) return undefined;
     const item = this.items[this.head];
@@ -33,6 +35,7 @@ export class Fifo<T> {
     return item;
   }
 
+  /** The head without removing it, or undefined when empty. */
   peek(): T | undefined {
     return this.count === 0 ? undefined : this.items[this.head];
   }

@@ -91,6 +91,7 @@ export class RegistrationCache {
     return this.pz.registerLmr(bytes, MemAccess.ALL);
   }
 
+  /** Free every cached registration, pinned or not; the cache is empty afterwards. */
   close(): void {
     for (const { lmr } of this.#lmrs.values()) freeQuietly(lmr);
     this.#lmrs.clear();

@@ -30,8 +30,10 @@ export interface SendOptions extends BufferOptions {
   readonly mode?: 'standard' | 'synchronous' | 'ready' | 'buffered';
 }
 
+/** Options of `recv` and `irecv`: which part of the buffer, and its datatype. */
 export type RecvOptions = BufferOptions;
 
+/** Options of `sendrecv`: the buffer options of its send half and of its receive half. */
 export interface SendrecvOptions {
   readonly send?: BufferOptions;
   readonly recv?: BufferOptions;
@@ -110,30 +112,40 @@ export class Comm extends CollectiveCalls {
 
   // ---- sends --------------------------------------------------------------------------------
 
+  /**
+   * Send `buf` to `dest` (MPI_Send; `options.mode`: another mode); resolves once `buf` may be reused.
+   * @throws MpiError ERR_RANK, ERR_TAG, ERR_ARG, ERR_BUFFER, ERR_TYPE, ERR_COUNT for that argument; ERR_COMM once freed.
+   */
   async send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
     await this.#send(buf, dest, tag, options, true).wait();
   }
 
+  /** Synchronous send (MPI_Ssend): resolves once the matching receive has started. Throws as `send`. */
   async ssend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ssend'), mode: 'synchronous' }).wait();
   }
 
+  /** Ready send (MPI_Rsend): the matching receive must already be posted. Throws as `send`. */
   async rsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.#send(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'rsend'), mode: 'ready' }, true).wait();
   }
 
+  /** Buffered send (MPI_Bsend) through `mpi.bufferAttach`'s buffer (ERR_BUFFER without one); resolves at once. */
   async bsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Promise<void> {
     await this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'bsend'), mode: 'buffered' }).wait();
   }
 
+  /** Start a synchronous send (MPI_Issend); its request completes once the matching receive has started. */
   issend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
     return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'issend'), mode: 'synchronous' });
   }
 
+  /** Start a ready send (MPI_Irsend): the matching receive must already be posted. */
   irsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
     return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irsend'), mode: 'ready' });
   }
 
+  /** Start a buffered send (MPI_Ibsend) through the attached buffer; its request completes at once. */
   ibsend(buf: ArrayBufferView, dest: number, tag = 0, options?: BufferOptions): Request {
     return this.isend(buf, dest, tag, { ...requireOptions<BufferOptions>(options, 'options', BUFFER_OPTION_KEYS, 'ibsend'), mode: 'buffered' });
   }
@@ -179,10 +191,15 @@ export class Comm extends CollectiveCalls {
 
   // ---- receives -----------------------------------------------------------------------------
 
+  /**
+   * Receive into `buf` from `source` with `tag` (MPI_Recv; ANY_SOURCE, ANY_TAG); resolves to the status.
+   * @throws MpiError ERR_RANK, ERR_TAG, ERR_ARG, ERR_BUFFER, ERR_TYPE, ERR_COUNT for that argument; ERR_COMM once freed.
+   */
   async recv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Promise<Status> {
     return this.irecv(buf, source, tag, options).wait();
   }
 
+  /** Start a receive (MPI_Irecv); its request resolves to the status. Throws as `recv`. */
   irecv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Request {
     this.#check();
     const o = requireOptions<RecvOptions>(options, 'options', BUFFER_OPTION_KEYS, 'irecv');

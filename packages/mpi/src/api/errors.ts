@@ -34,9 +34,11 @@ export enum ErrorClass {
   ERR_PROC_FAILED = 'MPI_ERR_PROC_FAILED',
 }
 
+/** Details an `MpiError` carries besides its class and message. */
 export interface MpiErrorOptions {
   /** The argument at fault, e.g. `dest` or `datatype`. */
   readonly argument?: string;
+  /** The underlying error (a `DatError` from the provider, say). */
   readonly cause?: unknown;
   /** The status of the failed operation where it says more (ERR_TRUNCATE: the message's real size). */
   readonly status?: StatusLike;

@@ -2,10 +2,13 @@ import { PROC_NULL, UNDEFINED } from './constants.js';
 import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { expandRanges, type RankRange } from './group-ranges.js';
 
-/** Results of `Group.compare` (MPI_IDENT, MPI_SIMILAR, MPI_UNEQUAL). */
+/** `compare` result (MPI_IDENT): the same group, or the same communicator. */
 export const IDENT = 0;
+/** `Comm.compare` result (MPI_CONGRUENT): two communicators over the same members in the same order. */
 export const CONGRUENT = 1;
+/** `compare` result (MPI_SIMILAR): the same members in another order. */
 export const SIMILAR = 2;
+/** `compare` result (MPI_UNEQUAL): different members. */
 export const UNEQUAL = 3;
 
 /**

@@ -88,6 +88,13 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
   },
 ];
 
+/** DI token of the resolved {@link MpiParameters}; bound in `mpi-module.ts`. */
+export const MpiParameters: unique symbol = Symbol('MpiParameters');
+
+/**
+ * The resolved `mpi` section of the configuration with `Mpi.init`'s overrides: one field per entry
+ * of {@link MPI_PARAMETERS}, of the same name (meanings and defaults there).
+ */
 export interface MpiParameters {
   readonly device: 'rdma' | 'channel' | 'am';
   readonly eagerLimit: number;

@@ -16,6 +16,7 @@ import { dimsCreate } from '../topo/dims-create.js';
 // After ./comm.js: the topology communicators extend Comm.
 import { TOPOLOGIES } from '../topo/create.js';
 
+/** Options of `Mpi.init`. */
 export interface MpiInitOptions {
   /** Default: the rank's configuration (flags none, environment, dapl.config.json, defaults). */
   readonly config?: DaplConfig;
@@ -85,10 +86,12 @@ export class Mpi {
     throw new MpiError(ErrorClass.ERR_OTHER, slot?.phase === 'finalized' ? 'MPI has been finalized in this rank' : 'MPI is not initialized in this rank: call `await Mpi.init()` first');
   }
 
+  /** Whether `init` has been called in this rank (MPI_Initialized), finalized or not. */
   static isInitialized(): boolean {
     return slots.get(slotKey()) !== undefined;
   }
 
+  /** Whether `finalize` has completed in this rank (MPI_Finalized). */
   static isFinalized(): boolean {
     return slots.get(slotKey())?.phase === 'finalized';
   }

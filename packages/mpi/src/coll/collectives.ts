@@ -9,6 +9,7 @@ import { unpacked } from './packing.js';
 import { bcastBuffer, bcastBytes } from './rooted.js';
 import { runBlocking, ScheduleRequest, type Steps } from './schedule.js';
 
+/** A collective's send buffer: the data, or IN_PLACE where the call allows it. */
 export type SendBuffer = ArrayBufferView | InPlace;
 
 /** Counts of which path barrier and bcast took (tests and tools read them through `mpi.counters()`). */

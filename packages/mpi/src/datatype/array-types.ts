@@ -10,6 +10,7 @@ export type Distribution = 'block' | 'cyclic' | 'none';
 export const DISTRIBUTE_DFLT_DARG = -49767;
 /** How `getContents` encodes an order and a distribution among its integers (MPICH's values of MPI_ORDER_C …). */
 export const ORDER_CODES: Readonly<Record<ArrayOrder, number>> = { C: 56, F: 57 };
+/** How `getContents` encodes a distribution (MPICH's values of MPI_DISTRIBUTE_BLOCK, _CYCLIC, _NONE). */
 export const DISTRIBUTION_CODES: Readonly<Record<Distribution, number>> = { block: 121, cyclic: 122, none: 123 };
 
 /** Index runs [start, length) a process owns in each dimension. */

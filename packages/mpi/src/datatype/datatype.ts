@@ -320,6 +320,10 @@ export class Datatype {
 
   // ---- derived (MPI_Type_contiguous, _vector, _create_hvector, _indexed, _create_hindexed, _create_struct, _create_resized)
 
+  /**
+   * `count` copies of `oldtype` back to back (MPI_Type_contiguous).
+   * @throws MpiError ERR_COUNT for a bad count, ERR_TYPE when `oldtype` is not a Datatype.
+   */
   static contiguous(count: number, oldtype: Datatype): Datatype {
     const n = requireCount(count, 'count');
     const old = requireType(oldtype, 'oldtype');

@@ -1,6 +1,7 @@
 import type { Clock } from '@dapl/core';
 import { LOCK_STEP_NS } from './costs.js';
 
+/** How `Win.lock` locks a target's window: alone (`exclusive`) or beside other shared locks. */
 export type LockMode = 'exclusive' | 'shared';
 
 interface Waiting {

@@ -9,9 +9,13 @@ import { RmaKind, emptyRmaHeader } from './wire.js';
 
 /** MPI's assertions (MPICH's values). Hints all, but MODE_NOSUCCEED: no epoch starts at that fence. */
 export const MODE_NOCHECK = 1024;
+/** Assertion: the local window was not updated by local stores since the last synchronization. */
 export const MODE_NOSTORE = 2048;
+/** Assertion: the local window will not be updated by put or accumulate until the next synchronization. */
 export const MODE_NOPUT = 4096;
+/** Assertion (fence): no operations of this rank complete at this fence (none were issued before it). */
 export const MODE_NOPRECEDE = 8192;
+/** Assertion (fence): no operations follow this fence; it starts no epoch. */
 export const MODE_NOSUCCEED = 16384;
 /** Every assertion bit. */
 export const MODE_ALL = MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT | MODE_NOPRECEDE | MODE_NOSUCCEED;

@@ -25,6 +25,7 @@ import { Epochs, MODE_ALL, syncError } from './synchronization.js';
 import { RmaTarget } from './target.js';
 import { RmaKind } from './wire.js';
 
+/** Options of window creation. */
 export interface WinOptions {
   /** Bytes per displacement unit at this rank (MPI's disp_unit); default 1. */
   readonly dispUnit?: number;
@@ -318,6 +319,7 @@ export class Win {
     return this.#declared('lockAll', this.#epochs.lockAll());
   }
 
+  /** End a `lockAll` epoch: every operation in it has completed at its target (MPI_Win_unlock_all). */
   unlockAll(): Promise<void> {
     this.#check();
     return this.#declared('unlockAll', this.#epochs.unlockAll());
@@ -329,6 +331,7 @@ export class Win {
     return this.#declared(`flush(${rank})`, this.#epochs.flush(requireTargetRank(rank, this.#comm.size, 'rank')));
   }
 
+  /** `flush` to every member (MPI_Win_flush_all). */
   flushAll(): Promise<void> {
     this.#check();
     return this.#declared('flushAll', this.#epochs.flush(undefined));
@@ -340,6 +343,7 @@ export class Win {
     return this.#declared(`flushLocal(${rank})`, this.#epochs.flushLocal(requireTargetRank(rank, this.#comm.size, 'rank')));
   }
 
+  /** `flushLocal` to every member (MPI_Win_flush_local_all). */
   flushLocalAll(): Promise<void> {
     this.#check();
     return this.#declared('flushLocalAll', this.#epochs.flushLocal(undefined));

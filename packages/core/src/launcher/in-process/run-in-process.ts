@@ -22,7 +22,9 @@ import { InProcessJob, type ImportProgram, type RunRanks } from './in-process-jo
 
 /** Where SIGINT, SIGTERM and SIGHUP are heard: `process`, or a test's emitter. */
 export interface InterruptSource {
+  /** Start listening for `signal`. */
   on(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
+  /** Stop listening for `signal` with `listener`. */
   off(signal: NodeJS.Signals, listener: (signal: NodeJS.Signals) => void): unknown;
 }
 

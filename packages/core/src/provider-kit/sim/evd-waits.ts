@@ -21,6 +21,7 @@ export class EvdWaits {
     private readonly address: string,
   ) {}
 
+  /** Wrap `evd.wait` so that a wait on an empty queue is declared to the kernel as blocking this rank. */
   declare(evd: EvdQueue): void {
     const wait = evd.wait.bind(evd);
     evd.wait = (options) => {

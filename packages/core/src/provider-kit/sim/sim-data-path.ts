@@ -13,8 +13,11 @@ export const DTO_SUCCESS: DtoOutcome = { status: DtoStatus.SUCCESS, reason: unde
 
 /** What the kit's flight events need of a data path. */
 export interface FlightPath {
+  /** Whether `f` is still live: no later stall re-sent its request and its connection is the same. */
   isCurrent(f: SimFlight): boolean;
+  /** Record how `req` ended; requests complete from the head, in post order. */
   finish(req: DtoRequest, outcome: DtoOutcome): void;
+  /** Re-send the stalled request and everything posted after it. */
   resume(stalled: SimFlight): void;
 }
 
@@ -112,6 +115,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
 
   // ---- called from the events -------------------------------------------------------------
 
+  /** Whether `f` is still live: no later stall re-sent its request and its connection is the same. */
   isCurrent(f: SimFlight): boolean {
     return f.issue === this.#reissuesOf(f.req) && f.src.gen === f.srcGen;
   }

@@ -99,19 +99,23 @@ export abstract class SimEndpoint extends EndpointBase {
 
   // ---- the data path's view -----------------------------------------------------------------
 
+  /** The oldest outstanding request, or undefined. */
   peekRequest(): DtoRequest | undefined {
     return this.requests.peek();
   }
 
+  /** The outstanding request at `index` in post order (0: the oldest), or undefined. */
   requestAt(index: number): DtoRequest | undefined {
     return this.requests.at(index);
   }
 
+  /** Complete the oldest outstanding request with `status` (and `reason` if it failed). */
   finishHead(status: DtoStatus, reason: DatStatus | undefined): void {
     this.completeRequest(status, reason);
   }
 
   // Protected: a send takes its receive through `takeRecvBy`, which keeps the posting times in step.
+  /** The oldest posted receive, its posting time taken with it. */
   protected override takeRecv(): PostedRecv | undefined {
     const recv = super.takeRecv();
     if (recv !== undefined) {
@@ -140,6 +144,7 @@ export abstract class SimEndpoint extends EndpointBase {
     if (postedAt !== undefined && this.peer !== undefined) this.peer.path.peerPostedRecv(postedAt);
   }
 
+  /** A send's data has filled `recv`: raise its completion. */
   completeRecvAt(recv: PostedRecv, status: DtoStatus, length: number): void {
     this.filling.delete(recv);
     this.completeRecv(recv, status, length);
@@ -157,6 +162,7 @@ export abstract class SimEndpoint extends EndpointBase {
     while (this.recvPostedAt.shift() !== undefined);
   }
 
+  /** An RDMA write with immediate data landed here: raise the `recv-immediate` completion. */
   immediateArrived(immediate: number, length: number): void {
     this.raiseImmediate(immediate, length);
   }
@@ -170,31 +176,37 @@ export abstract class SimEndpoint extends EndpointBase {
 
   // ---- called by the CR, the peer and the IA ------------------------------------------------
 
+  /** The client still waits for the answer to its connection request (it has not given up). */
   awaitingAnswer(): boolean {
     return this.pendingConnect && this.state === EpState.ACTIVE_CONNECTION_PENDING;
   }
 
+  /** Wire this endpoint to `peer`: a new connection generation, a fresh data path. */
   link(peer: SimEndpoint): void {
     this.gen++;
     this.path.reset();
     this.peer = peer;
   }
 
+  /** The connection is up, to the endpoint at `remoteAddress`: raise `connection-established`. */
   linked(remoteAddress: string, privateData: Uint8Array | undefined): void {
     this.pendingConnect = false;
     this.established(remoteAddress, privateData);
   }
 
+  /** The server rejected the request: the connect fails as peer-rejected, with `privateData`. */
   rejected(privateData: Uint8Array): void {
     if (!this.pendingConnect) return;
     this.pendingConnect = false;
     this.connectFailed('connection-peer-rejected', 'the peer rejected the connection request', privateData);
   }
 
+  /** The connection attempt fails as unreachable: the other side went away. */
   peerVanished(reason: string): void {
     this.connectFailed('connection-unreachable', reason);
   }
 
+  /** The peer `from` closed or broke the connection (`type`); ignored if `from` is no longer the peer. */
   remoteClosed(from: SimEndpoint, type: LossType, reason: string): void {
     if (this.peer !== from) return; // a newer connection, or already closed
     this.detach();

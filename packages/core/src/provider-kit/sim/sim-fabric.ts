@@ -53,14 +53,17 @@ export class SimFabric<P extends SimParameters = SimParameters> {
     return node;
   }
 
+  /** Make `ia` reachable at its address. */
   attach(ia: SimIa): void {
     this.ias.set(ia.address, ia);
   }
 
+  /** Make `ia` unreachable (it closed or crashed). */
   detach(ia: SimIa): void {
     this.ias.delete(ia.address);
   }
 
+  /** The IA attached at `address`, or undefined. */
   ia(address: string): SimIa | undefined {
     return this.ias.get(address);
   }

@@ -53,6 +53,7 @@ export abstract class SimIa extends IaBase {
   /** A new endpoint of the provider's kind. */
   protected abstract createEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): SimEndpoint;
 
+  /** As the kit's, with the EVD's waits declared to the kernel (for deadlock reports). */
   override createEvd(options?: EvdOptions): EvdQueue {
     const evd = super.createEvd(options);
     this.evdWaits?.declare(evd);
@@ -64,6 +65,7 @@ export abstract class SimIa extends IaBase {
     return this.clock.after(ms * 1e6, action);
   }
 
+  /** Whether `other` holds the same job key (compared in constant time): connections authenticate with it. */
   sameJobAs(other: SimIa): boolean {
     return constantTimeEqual(this.jobKey, other.jobKey);
   }
@@ -73,6 +75,7 @@ export abstract class SimIa extends IaBase {
     return this.fabric.listeners.listen(this, connQual, evd, () => this.nextAnyConnQual++);
   }
 
+  /** Registers the endpoint's EVDs for deadlock reports, then makes the provider's endpoint (`createEndpoint`). */
   protected newEndpoint(pz: KitPz, evds: KitEvds, attributes: EndpointAttributes): SimEndpoint {
     if (this.evdWaits !== undefined) for (const role of ['recv', 'request', 'connect'] as const) this.evdWaits.addRole(evds[role], role);
     return this.createEndpoint(pz, evds, attributes);

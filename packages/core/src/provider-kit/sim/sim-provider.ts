@@ -39,9 +39,11 @@ export interface SimProviderDefinition<P extends SimParameters, F extends SimFab
   resolveParameters(raw: Readonly<Record<string, unknown>>): P;
   /** The fabric, built by the first IA opened. */
   createFabric(kernel: SimKernel, params: P): F;
+  /** The limits of an IA under these parameters. */
   limits(params: P): IaLimits;
   /** The address of the IA at `node` (`ib:<lid>`, …). */
   address(node: number): string;
+  /** Make the provider's IA from the kit's checked `init` and its place on the fabric. */
   openIa(init: IaBaseInit, place: SimIaPlace<F>): SimIa;
 }
 

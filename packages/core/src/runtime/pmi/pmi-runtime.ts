@@ -22,6 +22,7 @@ import { PmiClientChannel } from './pmi-client-channel.js';
 import { WAIT_QUERY, WAIT_REPORT } from './wait-query.js';
 import { intField, pmiMessageText, textField } from './replies.js';
 
+/** Options of `PmiRuntime.connect` (and of `Pmi2Runtime`'s). */
 export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
   readonly logger?: Logger;
   /** How long to wait for the reply to a request other than a barrier. Default 60 s. */
@@ -48,6 +49,10 @@ export interface PmiRuntimeOptions extends SingletonRuntimeOptions {
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * A rank of a job launched by a PMI-1 server (Hydra's `mpiexec.mpich`, `dapl run`); keys and values
+ * are checked against the server's limits before they are sent, since Hydra mangles bad ones silently.
+ */
 export class PmiRuntime implements Runtime {
   readonly rank: number;
   readonly size: number;

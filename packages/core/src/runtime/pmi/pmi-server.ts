@@ -20,6 +20,7 @@ import { formatPmiLine, PMI_VALUE_FORBIDDEN, type PmiMessage } from './wire.js';
 import { newPmiNonce, verifyPmiAuthResponse } from './pmi-port-auth.js';
 import { parseProcessMapping, PROCESS_MAPPING_KEY } from './process-mapping.js';
 
+/** Options of `PmiServer`. */
 export interface PmiServerOptions {
   /** Ranks in the job. */
   readonly size: number;
@@ -29,7 +30,9 @@ export interface PmiServerOptions {
   readonly appnum?: number;
   /** Default 256 / 64 / 1024, as Hydra. */
   readonly limits?: { readonly kvsnameMax?: number; readonly keylenMax?: number; readonly vallenMax?: number };
+  /** Called when a rank aborts the job (PMI `abort`), with its exit code. */
   readonly onAbort?: (rank: number, exitCode: number) => void;
+  /** Called when a rank has finalized. */
   readonly onFinalize?: (rank: number) => void;
   /** A rank (undefined: a PMI_PORT client not yet identified) broke the protocol; its stream is closed. */
   readonly onProtocolError?: (rank: number | undefined, message: string) => void;
@@ -77,6 +80,10 @@ interface RankSlot {
   state: RankState;
 }
 
+/**
+ * The PMI-1 server of `dapl run`: Hydra's protocol, one job, one KVS. Keys and values over the limits
+ * are refused rather than cut, and a barrier that can never complete is answered `rc=-1` at once.
+ */
 export class PmiServer {
   readonly size: number;
   readonly kvsName: string;

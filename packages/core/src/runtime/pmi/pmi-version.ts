@@ -9,8 +9,14 @@ import { PMI_VERSION_ENV } from '../../config/core-parameters.js';
 
 export { PMI_VERSION_ENV };
 
+/** A PMI wire version. */
 export type PmiVersion = 1 | 2;
 
+/**
+ * The PMI version to speak under `env`: `DAPL_PMI_VERSION` if it forces one, else 2 when the launcher
+ * offers PMI-2 (`PMI_VERSION=2`, or Slurm's `SLURM_MPI_TYPE=pmi2` beside `PMI_FD`), else 1.
+ * @throws DatError INVALID_PARAMETER when `DAPL_PMI_VERSION` is not 1, 2 or auto.
+ */
 export function pmiVersionFor(env: NodeJS.ProcessEnv): PmiVersion {
   const forced = env[PMI_VERSION_ENV];
   if (forced !== undefined && forced !== '' && forced !== 'auto') {

@@ -27,6 +27,10 @@ export interface Pmi2Identity {
   readonly rank?: number;
 }
 
+/**
+ * A rank of a job whose launcher serves PMI-2 (Slurm's `srun --mpi=pmi2`, Hydra); it also reads
+ * `PMI_process_mapping`, so it knows which ranks share its host (`localRanks`).
+ */
 export class Pmi2Runtime implements Runtime {
   readonly rank: number;
   readonly size: number;

@@ -10,9 +10,13 @@ import { DatStatus } from '../../dat/status.js';
 /** The KVS key (PMI-1, as Hydra keeps it) and job attribute (PMI-2) of the process mapping. */
 export const PROCESS_MAPPING_KEY = 'PMI_process_mapping';
 
+/** One `(start,nodes,ranksPerNode)` block of `PMI_process_mapping`: `ranksPerNode` consecutive ranks on each of `nodes` nodes numbered from `start`. */
 export interface ProcessMappingBlock {
+  /** The first node of the block. */
   readonly start: number;
+  /** How many nodes the block spans. */
   readonly nodes: number;
+  /** Consecutive ranks placed on each node of the block. */
   readonly ranksPerNode: number;
 }
 
