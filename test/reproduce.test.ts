@@ -100,6 +100,29 @@ describe('bench/reproduce/reproduce.mjs', () => {
   });
 });
 
+describe('the benchmarks added for the comparisons', () => {
+  const figure = (text: string, label: string): number => Number(new RegExp(`^${label} +([\\d.]+) us`, 'm').exec(text)?.[1]);
+
+  it('bench/mpi-outstanding.mjs: with mpi.matching=linear, 200 receives outstanding cost each posting a scan; indexed, nothing', async () => {
+    const indexed = await nodeRun(['bench/mpi-outstanding.mjs', '--provider', 'combuf'], {}, JOB_TIMEOUT);
+    const linear = await nodeRun(['bench/mpi-outstanding.mjs', '--provider', 'combuf'], { DAPL_MPI_MATCHING: 'linear' }, JOB_TIMEOUT);
+    expect(indexed.code, indexed.stderr).toBe(0);
+    expect(linear.code, linear.stderr).toBe(0);
+    const latency = '4-byte one-way latency, 200 receives outstanding';
+    const gap = 'gap between consecutive irecv calls';
+    expect(figure(linear.stdout, latency)).toBeGreaterThan(figure(indexed.stdout, latency));
+    expect(figure(linear.stdout, gap)).toBeGreaterThan(10 * figure(indexed.stdout, gap));
+  }, JOB_TIMEOUT);
+
+  it('bench/npb.mjs refuses a kernel it does not have, and a class', async () => {
+    const kernel = await nodeRun(['bench/npb.mjs', '--kernels', 'bt']);
+    expect(kernel.code).toBe(2);
+    expect(kernel.stderr).toContain('--kernels must list kernels of is, ep, cg, mg, ft');
+    const cls = await nodeRun(['bench/npb.mjs', '--class', 'Z']);
+    expect(cls.code).toBe(2);
+  });
+});
+
 /**
  * The parameters of a model object (`export const X_MODEL = { … }`): each property at the object's
  * top level with the comment just above it ('' when none).
