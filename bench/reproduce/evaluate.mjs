@@ -142,6 +142,8 @@ export function judge(paper, result, rows, failures) {
       out.directionHolds = holds(out.daplValue, result.claim, right);
     }
     if (out.magnitudeClaimed && out.ratio !== null) out.magnitudeWithin = Math.abs(out.ratio - 1) <= MAGNITUDE_TOLERANCE;
+    // A miss says which mechanism the model lacks and that no documented figure for it was found.
+    if ((out.directionHolds === false || out.magnitudeWithin === false) && result.ifMissed !== undefined) out.note = `missed: ${result.ifMissed}`;
   } catch (error) {
     if (!(error instanceof NotMeasured)) throw error;
     const failed = [...benchesOf(result.dapl), ...benchesOf(result.claim?.right)].map((b) => failures.get(b)).find((f) => f !== undefined);
