@@ -36,6 +36,15 @@ function benchesOf(expr: Expr | number | null | undefined, into: Set<string>): S
 }
 
 describe('the papers\' data files', () => {
+  it('are the papers the script and the CLI offer, no more, no fewer', async () => {
+    const files = readdirSync(join(root, 'bench/reproduce/papers')).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, ''));
+    expect([...files].sort()).toEqual([...PAPERS].sort());
+    const { PAPERS: scriptPapers } = (await import(join(root, 'bench/reproduce/evaluate.mjs'))) as { PAPERS: string[] };
+    expect(scriptPapers).toEqual(PAPERS);
+    const { REPRODUCIBLE_PAPERS } = await import('../packages/core/src/cli/reproduce-command.js');
+    expect(REPRODUCIBLE_PAPERS).toEqual(PAPERS);
+  });
+
   it.each(PAPERS)('%s: every result has an id, a source, and reads only benchmarks the file defines', (paper) => {
     const data = JSON.parse(readFileSync(join(root, 'bench/reproduce/papers', `${paper}.json`), 'utf8')) as {
       paper: string;
