@@ -17,7 +17,7 @@ export function createMpiModule(parameters: MpiParameters): ContainerModule {
     bind<MpiDeviceFactory>(MpiDeviceFactory).toConstantValue(CHANNEL_DEVICE);
     bind<MpiDeviceFactory>(MpiDeviceFactory).toConstantValue(AM_DEVICE);
     bind(PointToPoint)
-      .toDynamicValue((ctx) => new PointToPoint(ctx.get<Runtime>(Runtime).clock))
+      .toDynamicValue((ctx) => new PointToPoint(ctx.get<Runtime>(Runtime).clock, parameters.matching))
       .inSingletonScope();
     bind<MpiDevice>(MpiDevice)
       .toDynamicValue((ctx) => {

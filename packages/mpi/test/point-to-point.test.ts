@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { WallClock } from '@dapl/core';
 import { ANY_SOURCE } from '../src/api/constants.js';
 import { ErrorClass, MpiError } from '../src/api/errors.js';
+import { LINEAR_SCAN_ENTRY_NS, MATCH_NS } from '../src/adi/costs.js';
 import { PointToPoint } from '../src/adi/point-to-point.js';
 import { SendMode, type IncomingMessage, type RecvRequest, type SendRequest } from '../src/adi/requests.js';
 import type { BufferSpan } from '../src/adi/transfer.js';
@@ -160,5 +161,25 @@ describe('PointToPoint (the ADI)', () => {
     expect(p2p.cancelPosted(second)).toBe(true);
     expect((await second.wait()).cancelled).toBe(true);
     expect(p2p.engine.postedCount).toBe(0);
+  });
+
+  it('mpi.matching=linear charges each receive posted a scan of every queued receive and unexpected message; indexed does not', () => {
+    /** A wall clock that records what is charged to it. */
+    class ChargeRecorder extends WallClock {
+      readonly charges: number[] = [];
+      override charge(ns: number): void {
+        this.charges.push(ns);
+      }
+    }
+    for (const matching of ['indexed', 'linear'] as const) {
+      const clock = new ChargeRecorder();
+      const p2p = new PointToPoint(clock, matching);
+      p2p.device = new RecordingDevice();
+      p2p.arrive(message(3, 50, [1])); // one unexpected message
+      for (let tag = 0; tag < 4; tag++) p2p.irecv(0, 1, tag, span(1), 1);
+      const posting = clock.charges.slice(-4);
+      const scan = (queued: number): number => (matching === 'linear' ? MATCH_NS + LINEAR_SCAN_ENTRY_NS * queued : MATCH_NS);
+      expect(posting, matching).toEqual([scan(1), scan(2), scan(3), scan(4)]);
+    }
   });
 });

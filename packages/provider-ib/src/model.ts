@@ -109,7 +109,10 @@ export const IB_MODEL = {
   registerRegionNs: 10_000,
   /** Not from the papers: registration cost per 4 KiB page pinned and entered into the HCA's table, ≈ 0.25 µs. */
   registerPageNs: 250,
-  /** Page size registration costs are counted in. */
+  /**
+   * Not from the papers: the page size registration costs are counted in, 4 KiB, the base page of the
+   * x86 hosts of the paper's clusters (Chai et al. §4.1 gives the processors' clock, not their pages).
+   */
   pageBytes: 4096,
   /** Not from the papers (and not modelled in detail): one leg of connection-manager traffic. */
   cmDelayNs: 5_000,

@@ -5,3 +5,11 @@
  * speed (`clock.chargeCopy`).
  */
 export const MATCH_NS = 100;
+
+/**
+ * With `mpi.matching=linear`, what scanning one queue entry costs (a posted receive or an unexpected
+ * message compared against a new receive). Not from the papers, and not a documented figure of any
+ * machine: an assumed one dependent load per list entry at about main-memory latency, 100 ns, the
+ * same order as MATCH_NS. The FMPL paper's Hitachi MPI figures (Table 2) were not used to choose it.
+ */
+export const LINEAR_SCAN_ENTRY_NS = 100;

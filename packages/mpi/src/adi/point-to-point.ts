@@ -3,7 +3,7 @@ import { ANY_TAG, ANY_SOURCE } from '../api/constants.js';
 import type { MpiError } from '../api/errors.js';
 import { Status } from '../api/status.js';
 import type { Device, DeviceHost } from '../device/device.js';
-import { MATCH_NS } from './costs.js';
+import { LINEAR_SCAN_ENTRY_NS, MATCH_NS } from './costs.js';
 import { MatchingEngine } from './matching-engine.js';
 import { RecvRequest, SendRequest, type IncomingMessage, type SendMode } from './requests.js';
 import type { BufferSpan } from './transfer.js';
@@ -37,8 +37,12 @@ export class PointToPoint implements DeviceHost {
   /** Per world rank, the one listener that uncounts a receive naming it (none made per receive). */
   readonly #uncount: (() => void)[] = [];
 
-  constructor(clock: Clock) {
+  /** `mpi.matching`: with 'linear', posting a receive is charged as a scan of everything queued. */
+  readonly #linearMatching: boolean;
+
+  constructor(clock: Clock, matching: 'indexed' | 'linear' = 'indexed') {
     this.#clock = clock;
+    this.#linearMatching = matching === 'linear';
   }
 
   set device(device: Device) {
@@ -60,7 +64,7 @@ export class PointToPoint implements DeviceHost {
   /** `peer` is the world rank of `source` (undefined for ANY_SOURCE), to fail at once if it is lost. */
   irecv(context: number, source: number, tag: number, data: BufferSpan, peer: number | undefined): RecvRequest {
     const request = new RecvRequest(context, source, tag, data, peer);
-    this.#clock.charge(MATCH_NS);
+    this.#clock.charge(this.#linearMatching ? MATCH_NS + LINEAR_SCAN_ENTRY_NS * (this.engine.postedCount + this.engine.unexpectedCount) : MATCH_NS);
     const result = this.engine.post(context, source, tag, request);
     if (result.message !== undefined) {
       const message = result.message;

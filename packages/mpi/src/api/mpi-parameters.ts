@@ -25,6 +25,13 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     max: 16 << 20,
     help: 'largest message above eagerLimit that a blocking send (send, rsend) copies into a library buffer and completes at once, so that the caller\'s next receive is posted (and advertised) before the transfer leaves: one copy instead of a round trip on ib, lapi and combuf, and on busy-polling tcp one write instead of three on the ping-pong\'s critical path; 0: never',
   },
+  {
+    name: 'matching',
+    type: 'enum',
+    values: ['indexed', 'linear'],
+    default: 'indexed',
+    help: "indexed: matching in O(1) bins whatever is queued; linear: every receive posted also scans each queued receive and unexpected message, charged per entry on a simulated rank's clock, as an MPI whose queues are lists does (the FMPL paper's Hitachi MPI \"checks all outstanding receive calls at every nonblocking receive invocation\", Tatebe et al. §5.1); arrivals are matched as with indexed",
+  },
   { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
   {
@@ -99,6 +106,7 @@ export interface MpiParameters {
   readonly device: 'rdma' | 'channel' | 'am';
   readonly eagerLimit: number;
   readonly bounceLimit: number;
+  readonly matching: 'indexed' | 'linear';
   readonly credits: number;
   readonly sendBuffers: number;
   readonly unexpectedLimit: number;
