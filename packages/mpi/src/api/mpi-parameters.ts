@@ -83,7 +83,7 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['base', 'counters', 'enhanced'],
     default: 'enhanced',
-    help: "am device: base (completion handlers after a thread switch), counters (eager completion by LAPI target counters, no completion handler), enhanced (predefined completion handlers run in the dispatcher's context): MPI-LAPI's three versions",
+    help: "am device: base (completion handlers after a thread switch), counters (eager completion by LAPI target counters, no completion handler), enhanced (data completion by LAPI's predefined completion, handshake handlers in the dispatcher's context): MPI-LAPI's three versions",
   },
   {
     name: 'finalizeTimeout',
