@@ -286,17 +286,7 @@ export class ChannelDevice implements PreparedDevice {
     if (this.#isRequestToSend(message)) {
       const sink = new ReceiveSink(request, arrival.from, message.source, message.tag, message.size, this.#clock);
       if (this.#onBulk(message.size)) return this.#receiveBulk(message, arrival, sink);
-      const packet = this.#out;
-      packet.kind = ControlKind.READY_TO_RECEIVE;
-      packet.flags = 0;
-      packet.context = message.context;
-      packet.source = message.source;
-      packet.tag = message.tag;
-      packet.size = message.size;
-      packet.senderRequest = arrival.senderRequest;
-      packet.receiverRequest = this.#receives.add(sink);
-      packet.payload = undefined;
-      this.#channel.isendControl(packet, arrival.from);
+      this.#readyToReceive(message, arrival.from, arrival.senderRequest, this.#receives.add(sink));
       // Its data will need the sender's credits: whatever of that sender is held must give them back.
       this.#releaseHeld(arrival.from);
       return;
