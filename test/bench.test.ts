@@ -173,7 +173,19 @@ describe('bench/netpipe.mjs', () => {
     for (const row of rows) expect(row).toMatch(new RegExp(`^ +\\d+${NUMBER.repeat(10)}$`));
   }, 120_000);
 
-  it('refuses a bad --rounds, exit 2', async () => {
+  it('--json gives the medians and, per MPI column and DAT, the median of the ratios paired with raw TCP rounds', async () => {
+    const ran = await nodeRun(['bench/netpipe.mjs', '--max', '16', '--rounds', '1', '--quick', '--json'], { DAPL_PROVIDER: undefined }, 120_000);
+    expect(ran.code, ran.stderr).toBe(0);
+    const result = JSON.parse(ran.stdout) as Record<string, unknown> & { sizes: number[] };
+    expect(result).toMatchObject({ rounds: 1, bigRounds: 9 });
+    for (const key of ['raw', 'dat', 'channel', 'channel512', 'rdma']) expect((result[key] as { size: number }[]).map((r) => r.size)).toEqual(result.sizes);
+    for (const key of ['dat', 'channel', 'channel512', 'rdma']) {
+      for (const r of result[`ratio:${key}`] as { ratio: number }[]) expect(r.ratio).toBeGreaterThan(0);
+    }
+  }, 120_000);
+
+  it('refuses a bad --rounds or --big-rounds, exit 2', async () => {
     await expectRefused(['bench/netpipe.mjs', '--rounds', '0'], 'netpipe: --rounds must be an integer >= 1');
+    await expectRefused(['bench/netpipe.mjs', '--big-rounds', 'x'], 'netpipe: --big-rounds must be an integer >= 1');
   });
 });

@@ -179,6 +179,21 @@ describe('MPI point-to-point on the channel device, more', () => {
     expect(passed(flood)[1]).toMatch(/^rank 1: received 10000 in order; peak unexpected \d+ B \(bound 4096 B\), peak held \d+$/);
   }, 120_000);
 
+  it('rendezvous data on the bulk stream: into a view at an offset, into and from strided types, a truncated receive (ERR_TRUNCATE), both ways at once; on tcp processes by default (also with messages cut at a 1 MiB provider limit), on ib when set, in packets on ib by default', async () => {
+    const bulkOn = { DAPL_MPI_CHANNEL_BULK_STREAM: 'on' };
+    const [tcp, tcpCut, ibOn, ibAuto] = await Promise.all([
+      run(2, [], 'bulk'),
+      run(2, [], 'bulk', { DAPL_TCP_MAX_MESSAGE_SIZE: '1048576' }),
+      run(2, ['--provider', 'ib'], 'bulk', bulkOn),
+      run(2, ['--provider', 'ib'], 'bulk'),
+    ]);
+    const onBulk = ['rank 0: bulk ok (6 bulk sends, 1 bulk receives)', 'rank 1: bulk ok (1 bulk sends, 6 bulk receives)'];
+    expect(passed(tcp)).toEqual(onBulk);
+    expect(passed(tcpCut)).toEqual(onBulk);
+    expect(passed(ibOn)).toEqual(onBulk);
+    expect(passed(ibAuto)).toEqual(ranks(2, () => 'bulk ok (0 bulk sends, 0 bulk receives)'));
+  }, 120_000);
+
   it('the blocking channel mode: modes on ib at small thresholds and on tcp processes at the default ones', async () => {
     const blocking = { DAPL_MPI_CHANNEL_MODE: 'blocking' };
     const [ib, tcp] = await Promise.all([run(2, ['--provider', 'ib'], 'modes', { ...CHANNEL_SMALL, ...blocking }), run(2, [], 'modes', blocking)]);
@@ -240,6 +255,7 @@ describe('MPI devices are chosen by configuration', () => {
       'mpi: 0..1024 B: short (the data inside the control packet)',
       'mpi: 1025..131072 B: eager (control packet, then the data; buffered at the receiver when unexpected)',
       'mpi: 131073.. B, and synchronous mode at every size: rendezvous (request to send, ready to receive, then the data)',
+      'mpi: rendezvous data in packets of up to 32736 B through the receive buffers (mpi.channel.bulkStream auto)',
     ]);
     expect(info(am)).toEqual([
       'mpi: device am (MPI-LAPI, counters: data completion by target counters; handshake completion handlers on the completion thread) on provider lapi: matching in the header handler',

@@ -109,6 +109,7 @@ export class LapiActiveMessages implements ActiveMessages {
         const at = fabric.receive(op.dst.node, wire, fabric.kernel.now) + completionCost(fabric, placed);
         fabric.kernel.schedule(at, () => {
           if (!live(op)) return this.settle(op);
+          if (placed.signal !== undefined) am.runSignal(op.dst, placed.signal, src.node);
           if (placed.completion !== undefined) am.runCompletion(op.dst, placed.completion, header, src.node);
           am.targetArrived(op);
           this.ack(op);
@@ -271,6 +272,9 @@ export class LapiActiveMessages implements ActiveMessages {
     } catch (e) {
       return this.dropped(dst, DatStatus.INVALID_PARAMETER, `amsend from task ${source}: header handler ${id} returned a bad placement (${(e as Error).message}); the message was dropped`);
     }
+    if (placement.signal !== undefined && typeof placement.signal !== 'function') {
+      return this.dropped(dst, DatStatus.INVALID_PARAMETER, `amsend from task ${source}: header handler ${id} returned a placement whose signal is not a function; the message was dropped`);
+    }
     if (room < bytes.length) {
       return this.dropped(dst, DatStatus.LENGTH_ERROR, `amsend from task ${source}: header handler ${id} placed ${bytes.length} bytes in ${room} bytes (placement.iov must hold dataLength); the message was dropped`);
     }
@@ -283,6 +287,15 @@ export class LapiActiveMessages implements ActiveMessages {
       completion(uhdr, source);
     } catch (e) {
       dst.asyncError(DatStatus.INTERNAL_ERROR, `amsend from task ${source}: the completion handler threw (${String(e)})`);
+    }
+  }
+
+  /** A predefined completion: part of the dispatcher's work on the message, charged nothing of its own. */
+  runSignal(dst: LapiEndpoint, signal: () => void, source: number): void {
+    try {
+      signal();
+    } catch (e) {
+      dst.asyncError(DatStatus.INTERNAL_ERROR, `amsend from task ${source}: the predefined completion threw (${String(e)})`);
     }
   }
 

@@ -37,7 +37,7 @@ interface AmRun {
 }
 
 /** Rank 0 amsends `bytes` with a 3-byte header to rank 1, whose handler places them at offset 100 of its buffer. */
-async function amsendOnce(bytes: number, completion: 'none' | 'in-context' | 'thread'): Promise<AmRun> {
+async function amsendOnce(bytes: number, completion: 'none' | 'in-context' | 'thread' | 'signal'): Promise<AmRun> {
   const run: AmRun = { postedAt: -1, originAt: -1, targetAt: -1, completionAt: -1, seen: undefined, completionRan: undefined, placed: new Uint8Array(0), sent: new Uint8Array(0) };
   const originFinished = deferred();
   const result = await runPair({}, bytes + 200, async (side) => {
@@ -48,6 +48,7 @@ async function amsendOnce(bytes: number, completion: 'none' | 'in-context' | 'th
         run.seen = { uhdr: Array.from(uhdr), dataLength, source };
         const iov = [{ lmr: side.lmr, offset: 100, length: dataLength }];
         if (completion === 'none') return { iov };
+        if (completion === 'signal') return { iov, signal: () => (run.completionRan = { uhdr: [], source, atTargetValue: counter.value }) };
         return {
           iov,
           inContext: completion === 'in-context',
@@ -110,6 +111,15 @@ describe('lapi active-messages', () => {
     expect(thread.targetAt - thread.postedAt - (inContext.targetAt - inContext.postedAt)).toBeCloseTo(M.completionThreadSwitchNs, 6);
     expect(thread.completionAt - inContext.completionAt).toBeCloseTo(M.completionThreadSwitchNs, 6);
     expect(Array.from(thread.placed)).toEqual(Array.from(thread.sent));
+  });
+
+  it('a predefined completion (signal) runs as the data lands, before the target counter moves, and costs nothing: the same times as no completion', async () => {
+    const none = await amsendOnce(512, 'none');
+    const signal = await amsendOnce(512, 'signal');
+    expect(signal.completionRan).toEqual({ uhdr: [], source: 0, atTargetValue: 0 });
+    expect(signal.targetAt - signal.postedAt).toBeCloseTo(none.targetAt - none.postedAt, 6);
+    expect(signal.completionAt - signal.postedAt).toBeCloseTo(none.completionAt - none.postedAt, 6);
+    expect(Array.from(signal.placed)).toEqual(Array.from(signal.sent));
   });
 
   it('a handler id unknown at the target drops the message with an async error there; no counter moves', async () => {

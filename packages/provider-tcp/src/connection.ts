@@ -179,6 +179,12 @@ export class TcpConnection implements InputTarget {
     return false;
   }
 
+  /** The rest of a large payload's destination, for the next read to go straight into (`ReadBuffer`). */
+  directRoom(): Uint8Array | undefined {
+    if (this.phase !== Phase.Open || this.decoder.paused) return undefined;
+    return this.data?.directRoom();
+  }
+
   get holdsInput(): boolean {
     return this.decoder.paused;
   }

@@ -2,7 +2,8 @@ import type { Socket } from 'node:net';
 import type { DatStatus} from '@dapl/core';
 import { DtoStatus, MemAccess } from '@dapl/core';
 import { Fifo, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
-import { ReadResponseSink, RecvSink, RefusedSink, WriteSink, type SinkPath } from './payload-sinks.js';
+import { ReadResponseSink, RecvSink, RefusedSink, WriteSink, type DirectSink, type SinkPath } from './payload-sinks.js';
+import { DIRECT_READ_BYTES } from './read-buffer.js';
 import type { FrameSink } from '@dapl/core/provider-kit';
 import { MAX_QUEUED_RESPONSES } from './attr.js';
 import { ProtocolError } from './protocol-error.js';
@@ -104,6 +105,8 @@ export class DataPath implements SinkPath {
   private readonly writeSink = new WriteSink(this);
   private readonly refusedSink = new RefusedSink(this);
   private readonly readResponseSink = new ReadResponseSink(this);
+  /** The sink of the latest frame with a payload destination (its `room()` is empty once it ended). */
+  private directSink: DirectSink | undefined;
 
   constructor(
     private readonly socket: Socket,
@@ -352,6 +355,16 @@ export class DataPath implements SinkPath {
     }
   }
 
+  /**
+   * Where the next socket read may go: the rest of the payload being placed, when at least
+   * `DIRECT_READ_BYTES` of it are still to come (the connection asks only while the decoder is
+   * inside that payload with no input held, so the read yields nothing but that payload).
+   */
+  directRoom(): Uint8Array | undefined {
+    const room = this.directSink?.room();
+    return room !== undefined && room.length >= DIRECT_READ_BYTES ? room : undefined;
+  }
+
   /** A receive was posted or the recv EVD has room again: let a stalled stream go on. */
   unstall(): void {
     if (this.stall === undefined) return;
@@ -396,6 +409,7 @@ export class DataPath implements SinkPath {
       return 'pause';
     }
     const recv = this.host.takeRecv()!;
+    this.directSink = this.recvSink;
     return this.recvSink.start(recv, h.seq, h.payloadLength);
   }
 
@@ -410,6 +424,7 @@ export class DataPath implements SinkPath {
     const grant = this.host.rmrTable.check(h.rmrContext, this.host.pz, h.targetOffset, h.payloadLength, MemAccess.REMOTE_WRITE);
     // A refused write is read and dropped: not a byte is placed.
     if (typeof grant === 'string') return this.refusedSink.start(h.seq, nakStatusFromDatStatus(grant));
+    this.directSink = this.writeSink;
     return this.writeSink.start(grant.bytes, grant.start, h.seq, h.payloadLength, withImmediate, h.aux);
   }
 
@@ -433,7 +448,8 @@ export class DataPath implements SinkPath {
     if (head === undefined || head.seq !== h.seq || head.op !== 'rdma-read' || head.length !== h.payloadLength) {
       throw new ProtocolError(`read response ${h.seq} of ${h.payloadLength} bytes matches no outstanding read`);
     }
-    return this.readResponseSink.start(head.iov);
+    this.directSink = this.readResponseSink;
+    return this.readResponseSink.start(head.iov, h.payloadLength);
   }
 
   private onNak(h: TcpFrameHeader): FrameSink {

@@ -42,6 +42,13 @@ export interface AmPlacement {
   readonly completion?: (uhdr: Uint8Array, source: number) => void;
   /** Run the completion handler in the dispatcher's context (Banikazemi et al. §5.3), with no thread switch. */
   readonly inContext?: boolean;
+  /**
+   * A predefined completion (Banikazemi et al. §5.3: completion handlers built into LAPI, which only
+   * mark the message done): run in the dispatcher's context as the data lands, with no thread switch
+   * and no user handler to pay for. For completions that only record that the data is in place; one
+   * that must act (send, say) is a `completion` handler.
+   */
+  readonly signal?: () => void;
 }
 
 /** A header handler: runs at the target when an active message's header arrives and says where its data goes (or undefined to drop it). */

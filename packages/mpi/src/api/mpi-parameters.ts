@@ -76,6 +76,13 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: "channel device: blocking sends each peer's messages one at a time, each message's data fully handed to the transport before the next starts (MPICH ch2's blocking channel functions); nonblocking queues them and overlaps them",
   },
   { name: 'channel.packetSize', type: 'integer', default: 32 * 1024, min: 4096, max: 16 << 20, help: 'channel device: bytes of each pre-posted receive buffer, the largest packet on the channel (data goes in packets of this size)' },
+  {
+    name: 'channel.bulkStream',
+    type: 'enum',
+    values: ['auto', 'on', 'off'],
+    default: 'auto',
+    help: "channel device: rendezvous data larger than a packet goes on a second connection per peer, as one DAT send into the receive's own memory (on), or in packets through the receive buffers (off); auto: on for providers on a real network, off for simulated ones",
+  },
   { name: 'channel.buffers', type: 'integer', default: 16, min: 4, max: 4096, help: 'channel device: receive buffers pre-posted per peer (the sender\'s credit window, in packets)' },
   { name: 'am.eagerLimit', type: 'integer', default: 4096, min: 0, max: 64 << 20, help: 'am device: largest message sent eagerly in one Amsend; larger ones (and synchronous sends) use rendezvous (request to send, acknowledgement, data)' },
   {
@@ -83,7 +90,7 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['base', 'counters', 'enhanced'],
     default: 'enhanced',
-    help: "am device: base (completion handlers after a thread switch), counters (eager completion by LAPI target counters, no completion handler), enhanced (predefined completion handlers run in the dispatcher's context): MPI-LAPI's three versions",
+    help: "am device: base (completion handlers after a thread switch), counters (eager completion by LAPI target counters, no completion handler), enhanced (data completion by LAPI's predefined completion, handshake handlers in the dispatcher's context): MPI-LAPI's three versions",
   },
   {
     name: 'finalizeTimeout',
@@ -121,6 +128,7 @@ export interface MpiParameters {
   readonly 'channel.mode': 'blocking' | 'nonblocking';
   readonly 'channel.packetSize': number;
   readonly 'channel.buffers': number;
+  readonly 'channel.bulkStream': 'auto' | 'on' | 'off';
   readonly 'am.eagerLimit': number;
   readonly 'am.variant': 'base' | 'counters' | 'enhanced';
   readonly finalizeTimeout: number;

@@ -240,7 +240,8 @@ export class Mpi {
     } catch (error) {
       failure = error;
     }
-    for (const close of [() => this.#state.job.finish(), () => this.#state.device.close()]) {
+    const device = this.#state.device;
+    for (const close of [() => device.closeConnections?.(), () => this.#state.job.finish(), () => device.close()]) {
       try {
         await close();
       } catch (error) {

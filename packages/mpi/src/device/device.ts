@@ -38,6 +38,11 @@ export interface Device {
   protocolInfo(): string[];
   /** Counters for tests and tools (bytes held for unexpected messages, protocol use …). */
   counters(): Readonly<Record<string, number>>;
+  /**
+   * Close connections the device made beside the job's own (optional), before those close: MPI
+   * finalize calls it once this rank's sends have drained, ahead of the job's teardown.
+   */
+  closeConnections?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -84,7 +84,7 @@ export class AmDevice implements PreparedDevice {
   #roomPerPeer = 0;
   #rank = 0;
   readonly #inFlight = new SendsInFlight();
-  readonly #counts = { eagerSends: 0, rendezvousSends: 0, completionHandlers: 0, counterCompletions: 0, creditMessages: 0, earlyArrivals: 0 };
+  readonly #counts = { eagerSends: 0, rendezvousSends: 0, completionHandlers: 0, counterCompletions: 0, predefinedCompletions: 0, creditMessages: 0, earlyArrivals: 0 };
   readonly #unexpected = { bytes: 0, peakBytes: 0 };
 
   constructor(params: MpiParameters, host: DeviceHost, clock: Clock) {
@@ -294,8 +294,15 @@ export class AmDevice implements PreparedDevice {
     return undefined;
   };
 
-  /** Where data lands and how its arrival is learnt: a completion handler, or (Counters) the source's target counter. */
+  /**
+   * Where data lands and how its arrival is learnt: a completion handler, (Counters) the source's
+   * target counter, or (Enhanced) LAPI's predefined completion.
+   */
   #placement(iov: Iov, from: number, done: () => void): AmPlacement {
+    if (this.#variant.dataBySignal) {
+      this.#counts.predefinedCompletions++;
+      return { iov, signal: done };
+    }
     if (!this.#variant.dataByCounter) return this.#completion(iov, done);
     this.#counts.counterCompletions++;
     this.#targetCounters[from].wait(1).then(done, () => undefined);

@@ -9,8 +9,10 @@ import type { DeviceAttachment, PreparedDevice } from '../devices.js';
 import { SendsInFlight } from '../sends-in-flight.js';
 import { packedBytes, unpackPiece } from '../span-bytes.js';
 import { ControlFlag, ControlKind, emptyPacket, type ControlPacket, type DataSink, type KeptPacket } from './channel.js';
+import { BulkStream } from './bulk-stream.js';
 import { ChannelArrival } from './channel-arrival.js';
 import { DatChannel } from './dat-channel.js';
+import { FRAME_BYTES } from './frame.js';
 import { SendSequencer } from './send-sequencer.js';
 
 /** A matched receive whose data comes on the channel (eager after its packet, or rendezvous after ready-to-receive). */
@@ -54,6 +56,9 @@ export class ChannelDevice implements PreparedDevice {
   readonly #sequencer: SendSequencer;
   readonly #shortLimit: number;
   readonly #eagerLimit: number;
+  /** Rendezvous data larger than one packet goes on the bulk stream, when there is one (`mpi.channel.bulkStream`). */
+  #bulk: BulkStream | undefined;
+  readonly #bulkAbove: number;
   readonly #sends = new RequestTable<SendRequest>();
   readonly #receives = new RequestTable<ReceiveSink>();
   /** Unexpected messages held in receive buffers, per peer, oldest first (at most a window of them). */
@@ -73,6 +78,7 @@ export class ChannelDevice implements PreparedDevice {
     this.#eagerLimit = Math.max(params['channel.eagerLimit'], this.#shortLimit);
     this.#sequencer = new SendSequencer(params['channel.mode'] === 'blocking');
     const packetSize = params['channel.packetSize'];
+    this.#bulkAbove = packetSize - FRAME_BYTES;
     if (packetSize < this.#shortLimit + 64) {
       throw new MpiError(ErrorClass.ERR_ARG, `mpi.channel.packetSize ${packetSize} must hold a control packet with mpi.channel.shortLimit ${this.#shortLimit} bytes of data (at least ${this.#shortLimit + 64})`, {
         argument: 'mpi.channel.packetSize',
@@ -95,7 +101,16 @@ export class ChannelDevice implements PreparedDevice {
     }
     this.#a = a;
     this.#channel.attach(a.connections);
-    return Promise.resolve();
+    const setting = this.#params['channel.bulkStream'];
+    // auto: on real networks; a simulated provider models the channel copying through its packets.
+    if (setting === 'off' || (setting === 'auto' && a.ia.provider.capabilities.inProcess)) return Promise.resolve();
+    this.#bulk = new BulkStream(this.#params.registrationCache);
+    return this.#bulk.start({ ia: a.ia, runtime: a.runtime, pz: a.connections.pz, logger: a.logger });
+  }
+
+  /** Whether a rendezvous of `size` bytes sends its data on the bulk stream (both ends decide alike). */
+  #onBulk(size: number): boolean {
+    return this.#bulk !== undefined && size > this.#bulkAbove;
   }
 
   // ---- sending ------------------------------------------------------------------------------
@@ -181,6 +196,12 @@ export class ChannelDevice implements PreparedDevice {
     if (request === undefined) return;
     // Nobody will receive it (its communicator was freed at the receiver): the send is over.
     if (receiverRequest === 0) return request.complete(Status.EMPTY);
+    if (this.#onBulk(request.data.size)) {
+      return this.#bulk!.send(from, packedBytes(request.data, this.#clock), (error) => {
+        if (error !== undefined) request.fail(lostPeer(from, error));
+        else request.complete(Status.EMPTY);
+      });
+    }
     this.#sequencer.start(from, (done) => {
       const packet = this.#envelope(ControlKind.RENDEZVOUS_DATA, request);
       packet.receiverRequest = receiverRequest;
@@ -264,17 +285,8 @@ export class ChannelDevice implements PreparedDevice {
     }
     if (this.#isRequestToSend(message)) {
       const sink = new ReceiveSink(request, arrival.from, message.source, message.tag, message.size, this.#clock);
-      const packet = this.#out;
-      packet.kind = ControlKind.READY_TO_RECEIVE;
-      packet.flags = 0;
-      packet.context = message.context;
-      packet.source = message.source;
-      packet.tag = message.tag;
-      packet.size = message.size;
-      packet.senderRequest = arrival.senderRequest;
-      packet.receiverRequest = this.#receives.add(sink);
-      packet.payload = undefined;
-      this.#channel.isendControl(packet, arrival.from);
+      if (this.#onBulk(message.size)) return this.#receiveBulk(message, arrival, sink);
+      this.#readyToReceive(message, arrival.from, arrival.senderRequest, this.#receives.add(sink));
       // Its data will need the sender's credits: whatever of that sender is held must give them back.
       this.#releaseHeld(arrival.from);
       return;
@@ -283,6 +295,44 @@ export class ChannelDevice implements PreparedDevice {
     arrival.deliverTo(request, undefined);
     this.#unhold(message, arrival);
     if (arrival.complete) request.finish(message.source, message.tag, message.size);
+  }
+
+  /**
+   * Rendezvous on the bulk stream: the receive's memory is posted first (a scratch buffer when it is
+   * not one run of bytes, or too small: the data is then unpacked, cut to fit), ready-to-receive after.
+   */
+  #receiveBulk(message: IncomingMessage, arrival: ChannelArrival, sink: ReceiveSink): void {
+    const span = sink.request.data;
+    const inPlace = span.program.contiguous && span.size >= message.size;
+    const into = inPlace ? packedBytes(span, this.#clock).subarray(0, message.size) : new Uint8Array(message.size);
+    const id = this.#receives.add(sink);
+    this.#bulk!.receive(
+      arrival.from,
+      into,
+      () => this.#readyToReceive(message, arrival.from, arrival.senderRequest, id),
+      (error) => {
+        // Gone already: the peer was lost and the receive failed with it.
+        if (this.#receives.take(id) === undefined) return;
+        if (error !== undefined) return sink.failed(error);
+        if (!inPlace) unpackPiece(span, into, 0, this.#clock);
+        sink.done();
+      },
+    );
+    this.#releaseHeld(arrival.from);
+  }
+
+  #readyToReceive(message: IncomingMessage, to: number, senderRequest: number, receiverRequest: number): void {
+    const packet = this.#out;
+    packet.kind = ControlKind.READY_TO_RECEIVE;
+    packet.flags = 0;
+    packet.context = message.context;
+    packet.source = message.source;
+    packet.tag = message.tag;
+    packet.size = message.size;
+    packet.senderRequest = senderRequest;
+    packet.receiverRequest = receiverRequest;
+    packet.payload = undefined;
+    this.#channel.isendControl(packet, to);
   }
 
   keep(message: IncomingMessage): void {
@@ -389,6 +439,9 @@ export class ChannelDevice implements PreparedDevice {
       `mpi: 0..${short} B: short (the data inside the control packet)`,
       ...(eager > short ? [`mpi: ${short + 1}..${eager} B: eager (control packet, then the data; buffered at the receiver when unexpected)`] : []),
       `mpi: ${eager + 1}.. B, and synchronous mode at every size: rendezvous (request to send, ready to receive, then the data)`,
+      this.#bulk === undefined
+        ? `mpi: rendezvous data in packets of up to ${this.#bulkAbove} B through the receive buffers (mpi.channel.bulkStream ${p['channel.bulkStream']})`
+        : `mpi: rendezvous data above ${this.#bulkAbove} B: one DAT send into the receive's own memory on the bulk stream (a second connection per peer)`,
     ];
   }
 
@@ -397,6 +450,7 @@ export class ChannelDevice implements PreparedDevice {
     return {
       ...this.#counts,
       ...this.#channel.counts,
+      ...(this.#bulk?.counts ?? { bulkSends: 0, bulkReceives: 0 }),
       unexpectedBytes: u.bytes,
       peakUnexpectedBytes: u.peakBytes,
       heldMessages: u.held,
@@ -405,9 +459,14 @@ export class ChannelDevice implements PreparedDevice {
     };
   }
 
+  /** The bulk connections close before the job's (they share its protection zone). */
+  closeConnections(): Promise<void> {
+    return this.#bulk?.close() ?? Promise.resolve();
+  }
+
   close(): Promise<void> {
     this.#channel.close();
-    return Promise.resolve();
+    return this.closeConnections();
   }
 }
 
