@@ -36,7 +36,8 @@ export class LapiFabric extends SimFabric<LapiParameters> {
    * Send `bytes` from `src` to `dst`, the LAPI call done at `startNs`: the HAL copies each packet into
    * a pinned network buffer (Banikazemi et al. §2) and the adapter DMAs it out (Banikazemi et al. §2), pipelined per packet; the
    * switch then carries the packets. Returns when the message has been received by `dst`'s adapter
-   * and, in interrupt mode, the interrupt has woken the dispatcher there.
+   * and, in interrupt mode, the interrupt has woken the dispatcher there (after the handler's wait for
+   * more packets, `interruptDelayNs`).
    */
   send(src: number, dst: number, bytes: number, startNs: number): number {
     const p = this.params;
@@ -51,7 +52,7 @@ export class LapiFabric extends SimFabric<LapiParameters> {
     // The switch must not overtake the adapter: the last packet leaves no earlier than it was DMA'd.
     const wireStart = Math.max(firstAt, doneAt - this.network.serializationNs(bytes));
     const t = this.network.transfer(src, dst, bytes, wireStart);
-    return t.arrivesAt + (p.mode === 'interrupt' ? p.interruptNs : 0);
+    return t.arrivesAt + (p.mode === 'interrupt' ? p.interruptNs + p.interruptDelayNs : 0);
   }
 
   /**

@@ -30,6 +30,7 @@ export const LAPI_PARAMETERS: readonly ParameterSpec[] = [
   ns('completionInContextNs', 'predefined in-context completion handler cost, ns (Banikazemi et al. §5.3; figure not from the papers)'),
   ns('completionThreadSwitchNs', 'thread switch before a threaded completion handler, ns (Banikazemi et al. §5.2; figure not from the papers)'),
   ns('interruptNs', 'interrupt + wake-up per message arrival in interrupt mode, ns (Banikazemi et al. §6.1; figure not from the papers)'),
+  ns('interruptDelayNs', "interrupt mode: how long the interrupt handler waits for more packets before it returns, ns: 0 for LAPI; the native MPI's hysteresis, 1000 by default there (Banikazemi et al. §6.1; IBM PE MPI Programming Guide, MP_INTRDELAY)"),
   { name: 'retransmitNs', type: 'number', default: M.retransmitNs, min: 1, max: HUGE, help: 'resend delay of a send whose header handler found no posted receive, ns (not from the papers)' },
   ns('cmDelayNs', 'one leg of connection set-up traffic, ns (not modelled in detail)'),
 ];

@@ -72,6 +72,15 @@ describe('lapi virtual timing', () => {
     expect(interrupt.ns - polling.ns).toBeCloseTo(M.interruptNs, 6);
   });
 
+  it("an interrupt handler's wait for more packets (the native MPI's hysteresis) delays the arrival by that wait, in interrupt mode only", async () => {
+    const interrupt = await oneWaySend({ mode: 'interrupt' }, 64);
+    const waiting = await oneWaySend({ mode: 'interrupt', interruptDelayNs: 1_000 }, 64);
+    expect(waiting.ns - interrupt.ns).toBeCloseTo(1_000, 6);
+    const polling = await oneWaySend({ mode: 'polling' }, 64);
+    const pollingWaiting = await oneWaySend({ mode: 'polling', interruptDelayNs: 1_000 }, 64);
+    expect(pollingWaiting.ns).toBeCloseTo(polling.ns, 6);
+  });
+
   it('a threaded completion handler adds the thread switch; the default in-context one does not', async () => {
     const inContext = await oneWaySend({}, 64);
     const thread = await oneWaySend({ completionHandler: 'thread' }, 64);

@@ -27,6 +27,13 @@ export interface RdmaTransport {
    * world rank `peer`; `done` runs once the target has the data (remote completion).
    */
   write(peer: number, bytes: Uint8Array, remote: RmrTriplet, done: RdmaDone): void;
+  /**
+   * Whether a write posted to world rank `peer` now lands there before any message the device sends
+   * to `peer` after it: true when both go on one connection that keeps their order, as a reliable
+   * connection does for RDMA writes followed by sends or writes (InfiniBand Architecture
+   * Specification Vol. 1, §9.5 "Transaction ordering"). A write waiting for its connection is not ordered.
+   */
+  writesPrecedeMessages(peer: number): boolean;
   /** Read `remote` of world rank `peer` into `bytes`; `done` runs once the data is here. */
   read(peer: number, bytes: Uint8Array, remote: RmrTriplet, done: RdmaDone): void;
 }

@@ -39,14 +39,17 @@ export interface RmaPath {
 
 const dataSize = (op: RmaOperation): number => op.span.program.size * op.span.count;
 
-/** Counts `parts` pieces of `op` as outstanding; `op.local` completes when the last is done. */
-function pieces(op: RmaOperation, state: OriginState, parts: number): (error?: MpiError) => void {
-  for (let i = 0; i < parts; i++) state.outstanding.add(op.target);
+/**
+ * Counts `parts` pieces of `op` as outstanding (`ordered`: they land before any message sent after
+ * them); `op.local` completes when the last is done.
+ */
+function pieces(op: RmaOperation, state: OriginState, parts: number, ordered = false): (error?: MpiError) => void {
+  for (let i = 0; i < parts; i++) state.outstanding.add(op.target, ordered);
   let left = parts;
   let failure: MpiError | undefined;
   return (error) => {
     failure ??= error;
-    state.outstanding.done(op.target, error);
+    state.outstanding.done(op.target, error, ordered);
     if (--left > 0 || op.local === undefined) return;
     if (failure !== undefined) op.local.fail(failure);
     else op.local.complete(Status.EMPTY);
@@ -134,10 +137,12 @@ export const RDMA_DIRECT_PATH: RmaPath = {
     const remote = { rmrContext: base.rmrContext, targetOffset: base.targetOffset + op.span.offset + op.span.program.minOffset, length: size };
     const from = op.origin.offset + op.origin.program.minOffset;
     const local = op.origin.bytes.subarray(from, from + size);
-    const done = pieces(op, state, 1);
+    const peer = channel.worldRanks[op.target];
+    // A write the transport orders ahead of later messages needs no completion before PSCW's COMPLETE.
+    const done = pieces(op, state, 1, op.kind === RmaKind.PUT && channel.transport!.writesPrecedeMessages(peer));
     const finish = (error: MpiError | undefined): void => done(error === undefined ? undefined : rangeOrTransport(error, op));
-    if (op.kind === RmaKind.PUT) channel.transport!.write(channel.worldRanks[op.target], local, remote, finish);
-    else channel.transport!.read(channel.worldRanks[op.target], local, remote, finish);
+    if (op.kind === RmaKind.PUT) channel.transport!.write(peer, local, remote, finish);
+    else channel.transport!.read(peer, local, remote, finish);
   },
 };
 

@@ -90,11 +90,17 @@ export class Epochs {
     const group = this.#access;
     if (group === undefined) throw syncError('complete without start', 'win');
     this.#access = undefined;
+    // COMPLETE must not overtake what the target does not count; ordered RDMA writes land before it
+    // on their connection, so it need not wait for their completions: only the return does (the
+    // origin's buffers reusable).
+    await Promise.all(
+      group.map(async (t) => {
+        await this.origin.outstanding.overtakable(t);
+        this.origin.unconfirmed[t] = 0;
+        this.#send(t, RmaKind.COMPLETE, this.origin.issued[t]);
+      }),
+    );
     await Promise.all(group.map((t) => this.origin.outstanding.idle(t)));
-    for (const t of group) {
-      this.origin.unconfirmed[t] = 0;
-      this.#send(t, RmaKind.COMPLETE, this.origin.issued[t]);
-    }
     for (const t of group) this.#raise(this.origin.outstanding.takeError(t));
   }
 

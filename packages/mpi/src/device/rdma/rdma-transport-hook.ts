@@ -68,6 +68,11 @@ export class RdmaTransportHook implements RdmaTransport {
     this.#post(peer, bytes, remote, done, false);
   }
 
+  /** Writes go on the endpoint the device's messages to `peer` use, once it is connected. */
+  writesPrecedeMessages(peer: number): boolean {
+    return this.#endpoints[peer] !== undefined;
+  }
+
   read(peer: number, bytes: Uint8Array, remote: RmrTriplet, done: RdmaDone): void {
     this.#post(peer, bytes, remote, done, true);
   }
