@@ -2,8 +2,9 @@ import type { DatProvider, DtoCapability } from './provider.js';
 import type { ProtectionZone } from './pz.js';
 import type { EventDispatcher, EvdOptions } from './evd.js';
 import type { PublicServicePoint } from './psp.js';
-import type { Endpoint, EndpointAttributes, EndpointEvds } from './endpoint.js';
+import type { Endpoint, EndpointCreateAttributes, EndpointEvds } from './endpoint.js';
 import type { DatExtensions, ExtensionName } from './extensions.js';
+import type { SharedReceiveQueue, SrqOptions } from './srq.js';
 
 /** Hard limits of an IA, checked by every call that could exceed them. */
 export interface IaLimits {
@@ -35,6 +36,8 @@ export interface IaAttributes {
    * as on InfiniBand-like hardware.
    */
   readonly localCompletion: boolean;
+  /** Whether `createSrq` is offered (DAT 2.0 shared receive queues); true on every provider of the kit. */
+  readonly sharedReceiveQueues: boolean;
   readonly extensions: readonly ExtensionName[];
   /** The provider parameters in force, by name. */
   readonly parameters: Readonly<Record<string, unknown>>;
@@ -59,7 +62,13 @@ export interface InterfaceAdapter {
   createPsp(connQual: number, evd: EventDispatcher): Promise<PublicServicePoint>;
   /** Listen on a conn-qual the provider picks (see `psp.connQual`). */
   createPspAny(evd: EventDispatcher): Promise<PublicServicePoint>;
-  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: Partial<EndpointAttributes>): Endpoint;
+  /** `attributes.srq`: the endpoint takes its receives from that shared receive queue (same PZ). */
+  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: EndpointCreateAttributes): Endpoint;
+  /**
+   * A shared receive queue in `pz` (see `SharedReceiveQueue`). NOT_IMPLEMENTED where
+   * `query().sharedReceiveQueues` is false.
+   */
+  createSrq(pz: ProtectionZone, options: SrqOptions): SharedReceiveQueue;
   /** An optional extension, or undefined if this provider does not offer it. */
   extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined;
   /** Breaks every connection, flushes pending DTOs, releases everything. Idempotent. */

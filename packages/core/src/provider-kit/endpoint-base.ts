@@ -11,6 +11,7 @@ import type { IaBase } from './ia-base.js';
 import { iovLength, takeIov } from './iov.js';
 import type { KitPz } from './memory.js';
 import { notSupported } from './not-supported.js';
+import type { KitSrq } from './srq.js';
 import { describe, optionalBoolean, requireBytes, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
 export type RequestOp = 'send' | 'rdma-write' | 'rdma-write-immediate' | 'rdma-read';
@@ -61,6 +62,10 @@ export abstract class EndpointBase implements Endpoint {
   protected readonly recvs = new Fifo<PostedRecv>(64);
   /** Outstanding requests in post order; completions pop from the head. */
   protected readonly requests = new Fifo<DtoRequest>(64);
+  /** The shared receive queue this endpoint takes its receives from, if any (set once, at creation). */
+  srq: KitSrq | undefined;
+  /** `srq-ep-drained` was raised for the current connection. */
+  private drainReported = false;
 
   constructor(
     readonly ia: IaBase,
@@ -152,6 +157,9 @@ export abstract class EndpointBase implements Endpoint {
   postRecv(iov: Iov, cookie: unknown): void {
     this.ia.checkOpen('postRecv');
     this.checkNotFreed('postRecv');
+    if (this.srq !== undefined) {
+      throw new DatError(DatStatus.INVALID_STATE, 'cannot postRecv on an endpoint created on a shared receive queue; post to the SRQ', { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
+    }
     const state = this.epState;
     if (state === EpState.DISCONNECTED || state === EpState.DISCONNECT_PENDING) {
       throw new DatError(DatStatus.INVALID_STATE, `cannot postRecv on an endpoint in state ${state}`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
@@ -206,7 +214,19 @@ export abstract class EndpointBase implements Endpoint {
     this.evds.recv.release();
     this.evds.request.release();
     this.evds.connect.release();
+    this.srq?.detach(this);
     this.ia.forgetEndpoint(this);
+  }
+
+  /** @internal Called by `IaBase.createEp`: the endpoint takes its receives from `srq`. */
+  kitAttachSrq(srq: KitSrq): void {
+    this.srq = srq;
+    srq.attach(this);
+  }
+
+  /** @internal Called by the SRQ: a receive was posted after this endpoint found none. */
+  kitSrqRecvPosted(): void {
+    if (this.epState === EpState.CONNECTED) this.onRecvPosted();
   }
 
   // ---- provider-facing helpers -----------------------------------------------------------
@@ -221,6 +241,7 @@ export abstract class EndpointBase implements Endpoint {
     if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
     this.clearConnectTimer();
     this.apply('established');
+    this.drainReported = false;
     this.peerAddress = remoteAddress;
     this.ia.connectionOpened();
     this.raiseConnection('connection-established', privateData, undefined);
@@ -261,8 +282,17 @@ export abstract class EndpointBase implements Endpoint {
     return req;
   }
 
+  /** The oldest receive this endpoint may fill: its own, or its SRQ's (which then wakes it on the next post if none). */
   protected takeRecv(): PostedRecv | undefined {
-    return this.recvs.shift();
+    return this.srq === undefined ? this.recvs.shift() : this.srq.take(this);
+  }
+
+  /** The receive `takeRecv` would give, without taking it (none from an SRQ: woken by its next post, as by `takeRecv`). */
+  protected peekPostedRecv(): PostedRecv | undefined {
+    if (this.srq === undefined) return this.recvs.peek();
+    const recv = this.srq.peek();
+    if (recv === undefined) this.srq.wait(this);
+    return recv;
   }
 
   protected completeRecv(recv: PostedRecv, status: DtoStatus, transferredLength: number): void {
@@ -281,6 +311,11 @@ export abstract class EndpointBase implements Endpoint {
     }
     for (let r = this.recvs.shift(); r !== undefined; r = this.recvs.shift()) {
       this.evds.recv.push(completion(this, r.cookie, 'recv', DtoStatus.FLUSHED, 0, undefined, undefined));
+    }
+    // The SRQ's receives stay posted for its other endpoints; this one holds none of them any more.
+    if (this.srq !== undefined && !this.drainReported) {
+      this.drainReported = true;
+      this.srq.drained(this);
     }
   }
 

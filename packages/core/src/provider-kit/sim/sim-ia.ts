@@ -64,6 +64,10 @@ export abstract class SimIa extends IaBase {
     return this.clock.after(ms * 1e6, action);
   }
 
+  override recvPostTimeNs(): number {
+    return this.clock.nowNs;
+  }
+
   sameJobAs(other: SimIa): boolean {
     return constantTimeEqual(this.jobKey, other.jobKey);
   }

@@ -204,6 +204,8 @@ export class ConnectionService implements Connections {
         return this.#onRequest(event);
       case 'dto-completion':
       case 'software':
+      case 'srq-limit-reached':
+      case 'srq-ep-drained':
         return;
       case 'async-error':
         this.#log.warn({ status: event.status }, `async error on the connection EVD: ${event.message}`);
