@@ -9,6 +9,8 @@ import type { DatProvider as DatProviderInterface } from '../dat/provider.js';
 import type { Runtime as RuntimeInterface } from '../runtime/runtime.js';
 import type { LoggerFactory as LoggerFactoryFunction } from '../logging/logger-factory.js';
 import type { Endpoint } from '../dat/endpoint.js';
+import type { ProtectionZone } from '../dat/pz.js';
+import type { SharedReceiveQueue } from '../dat/srq.js';
 
 export { DaplConfig } from '../config/dapl-config.js';
 export { ProviderRegistry } from '../registry/provider-registry.js';
@@ -40,3 +42,11 @@ export type InterfaceAdapter = DatInterfaceAdapter;
  */
 export const EndpointPreparer: unique symbol = Symbol('EndpointPreparer');
 export type EndpointPreparer = (ep: Endpoint, peer: number) => void;
+
+/**
+ * A contribution point for an upper library: given the connection service's IA and zone, a shared
+ * receive queue every peer endpoint is created on, or undefined (the rdma device's SRQ eager pool).
+ * `startJob` uses the first one bound; the connection service frees the queue on close.
+ */
+export const SharedReceiveQueueMaker: unique symbol = Symbol('SharedReceiveQueueMaker');
+export type SharedReceiveQueueMaker = (ia: DatInterfaceAdapter, pz: ProtectionZone) => SharedReceiveQueue | undefined;

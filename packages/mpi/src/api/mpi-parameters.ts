@@ -26,6 +26,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: 'largest message above eagerLimit that a blocking send (send, rsend) copies into a library buffer and completes at once, so that the caller\'s next receive is posted (and advertised) before the transfer leaves: one copy instead of a round trip on ib, lapi and combuf, and on busy-polling tcp one write instead of three on the ping-pong\'s critical path; 0: never',
   },
   { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
+  {
+    name: 'eagerPool',
+    type: 'enum',
+    values: ['auto', 'srq', 'per-peer'],
+    default: 'auto',
+    help: "rdma device: where eager messages land. srq: one pool per rank on a DAT shared receive queue, grown credits buffers at a time when it runs low, up to srqBuffers (MVAPICH2's SRQ design: memory independent of the peers); per-peer: credits buffers pre-posted on every connection; auto: srq where the provider has shared receive queues",
+  },
+  { name: 'srqBuffers', type: 'integer', default: 512, min: 2, max: 65_536, help: "rdma device with eagerPool srq: most eager receive buffers in the rank's pool (made lazily, credits at a time)" },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
   {
     name: 'unexpectedLimit',
@@ -94,6 +102,8 @@ export interface MpiParameters {
   readonly bounceLimit: number;
   readonly credits: number;
   readonly sendBuffers: number;
+  readonly eagerPool: 'auto' | 'srq' | 'per-peer';
+  readonly srqBuffers: number;
   readonly unexpectedLimit: number;
   readonly rendezvous: 'auto' | 'read' | 'write';
   readonly receiverInitiated: boolean;
