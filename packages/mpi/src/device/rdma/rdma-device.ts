@@ -281,6 +281,7 @@ export class RdmaDevice implements Device {
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
       if (event.type === 'srq-limit-reached') this.#onPoolLow();
+      else if (event.type === 'srq-ep-drained') this.#onConnectionGone(event.ep);
       if (event.type !== 'dto-completion') continue;
       try {
         if (event.op === 'recv-immediate') this.#onImmediate(event);
@@ -314,6 +315,18 @@ export class RdmaDevice implements Device {
     if (pool === undefined || this.#closed || pool.grow()) return;
     this.#counts.poolExhausted++;
     if (this.#unexpected.held > 0) for (const link of this.#links) this.#unexpected.unhold(link);
+  }
+
+  /**
+   * An endpoint on the shared pool's queue lost its connection (its receives were the queue's, so
+   * none flushed to say so): as a flushed receive does with per-peer pools, the peer is lost to us
+   * unless we are closing. Endpoints the connection service made only to ask a peer to connect
+   * have no peer and are ignored.
+   */
+  #onConnectionGone(ep: Endpoint): void {
+    const link = this.#linkOfEp(ep);
+    if (link === undefined || this.#closed || link.failed !== undefined) return;
+    this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${ep.state})`));
   }
 
   #onSlotFilled(event: DtoCompletionEvent): void {
