@@ -43,6 +43,7 @@ export interface SharedReceiveQueue {
   readonly freed: boolean;
   /** Post a receive into `iov` (memory of the queue's PZ); QUEUE_FULL past `maxRecvs`. */
   postRecv(iov: Iov, cookie: unknown): void;
+  /** The queue's settings and how many receives are posted now. */
   query(): SrqAttributes;
   /** Set the watermark (0 … maxRecvs) and re-arm `srq-limit-reached`. */
   setLowWatermark(lowWatermark: number): void;

@@ -64,6 +64,7 @@ export class KitSrq implements SharedReceiveQueue {
     for (const ep of woken) ep.kitSrqRecvPosted();
   }
 
+  /** The queue's settings, receives posted, endpoints attached. */
   query(): SrqAttributes {
     this.checkUsable('srq.query');
     return { maxRecvs: this.maxRecvs, lowWatermark: this.watermark, posted: this.recvs.size, endpoints: this.attached.size };
@@ -97,10 +98,12 @@ export class KitSrq implements SharedReceiveQueue {
     this.evd?.release();
   }
 
+  /** `ep` was created on this queue. */
   attach(ep: EndpointBase): void {
     this.attached.add(ep);
   }
 
+  /** `ep` was freed: it no longer counts against `free()`. */
   detach(ep: EndpointBase): void {
     this.attached.delete(ep);
     this.waiting.delete(ep);
