@@ -58,6 +58,19 @@ describe.each([['base', 3], ['counters', 4], ['enhanced', 5]] as const)('MPI col
   }, 120_000);
 });
 
+/** The rdma device's per-peer eager pool (the shared receive queue is the default above) still passes the suite. */
+const PER_PEER_MATRIX: [string, string[], number][] = [
+  ['tcp (ranks in one process)', ['--in-process', '--provider', 'tcp'], 7],
+  ['tcp (one process per rank)', [], 4],
+  ['ib', ['--provider', 'ib'], 8],
+];
+
+describe.each(PER_PEER_MATRIX)('MPI collectives with mpi.eagerPool=per-peer on %s', (_name, launch, n) => {
+  it(`${n} ranks: every collective matches the one-rank reference (quick)`, async () => {
+    expectSuitePassed(await daplRun(['-n', String(n), ...launch, fixture('collectives'), 'quick'], { DAPL_MPI_EAGER_POOL: 'per-peer' }, KILL_AFTER_MS), n);
+  }, JOB_MS);
+});
+
 describe('MPI collectives, more', { timeout: JOB_MS }, () => {
   it('over tcp with one process per rank (4 processes)', async () => {
     expectSuitePassed(await daplRun(['-n', '4', fixture('collectives'), 'quick'], {}, KILL_AFTER_MS), 4);

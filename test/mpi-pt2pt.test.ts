@@ -102,6 +102,38 @@ describe('MPI point-to-point on tcp with one process per rank (dapl run)', () =>
 });
 
 /**
+ * The rdma device's two eager pools (`mpi.eagerPool`): one shared receive queue per rank (the default
+ * where the provider has SRQs: every provider of the kit) and `credits` buffers per connection. Both
+ * run modes, matching and the flood, on tcp (in one process and as processes) and on ib; the
+ * protocol line says which pool served.
+ */
+const EAGER_POOL_LAUNCHES: [string, string[]][] = [
+  ['tcp (ranks in one process)', ['--in-process', '--provider', 'tcp']],
+  ['tcp (one process per rank)', []],
+  ['ib', ['--provider', 'ib']],
+];
+describe.each(EAGER_POOL_LAUNCHES)('MPI point-to-point with each eager pool on %s', { timeout: 120_000 }, (_name, launch) => {
+  it.each([
+    ['srq', 'one shared receive queue of up to 512 eager buffers'],
+    ['per-peer', '64 eager buffers of 8192 B per peer'],
+  ])('mpi.eagerPool=%s: modes (2 ranks), matching (3), a flood of 10,000 messages in order within the unexpected bound, at most a window of buffers held', async (pool, described) => {
+    const env = { DAPL_MPI_EAGER_POOL: pool };
+    const run = (n: number, program: string, more: Record<string, string> = {}) => daplRun(['-n', String(n), ...launch, fixture(program)], { ...env, ...more }, KILL_AFTER_MS);
+    const [modes, matching, flood] = await Promise.all([run(2, 'modes', { DAPL_MPI_PROTOCOL_INFO: 'true' }), run(3, 'matching'), run(3, 'flood', { DAPL_MPI_UNEXPECTED_LIMIT: '4096' })]);
+    const lines = passed(modes);
+    expect(lines.find((l) => l.startsWith('mpi: device rdma'))).toContain(described);
+    expect(lines.filter((l) => l.startsWith('rank'))).toEqual(['rank 1: modes ok (83 transfers checked)']);
+    expect(passed(matching)).toEqual(ranks(3, () => 'matching ok'));
+    const floodLines = passed(flood);
+    expect(floodLines[0]).toBe('rank 0: sent 10000');
+    const match = /^rank 1: received 10000 in order; peak unexpected (\d+) B \(bound 4096 B\), peak held (\d+)$/.exec(floodLines[1]);
+    expect(match, floodLines[1]).not.toBeNull();
+    expect(Number(match![1])).toBeLessThanOrEqual(4096);
+    expect(Number(match![2])).toBeLessThanOrEqual(64);
+  });
+});
+
+/**
  * The channel device (MPICH's Channel Interface over DAT send/recv) runs the same fixtures on every
  * provider, at fewer ranks; advertised and bounce are left out: they test mechanisms of the rdma
  * device (receiver-initiated rendezvous, bounce buffers) through its counters.
@@ -294,7 +326,7 @@ describe('MPI jobs tell what they are doing', () => {
     expect(ran.code).toBe(0);
     const info = ran.stdout.split('\n').filter((l) => l.startsWith('mpi: '));
     expect(info).toEqual([
-      'mpi: device rdma on provider combuf: 64 eager buffers of 4096 B per peer, 64 send buffers',
+      'mpi: device rdma on provider combuf: one shared receive queue of up to 512 eager buffers of 4096 B (grown 64 at a time), a window of 64 per peer, 64 send buffers',
       'mpi: 0..4096 B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)',
       'mpi: 4097.. B: rendezvous by RDMA read (the receiver pulls into the user buffer, then FIN)',
       'mpi: 4097..65536 B by a blocking send (send, rsend): copied into a library buffer, the send complete at once, the copy sent as above',

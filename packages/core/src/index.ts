@@ -18,7 +18,7 @@ export * from './config/index.js';
 export * from './registry/index.js';
 export * from './logging/index.js';
 export * from './container/index.js';
-export { RootLogger, LoggerFactory, Runtime, DatProvider, InterfaceAdapter, EndpointPreparer } from './container/tokens.js';
+export { RootLogger, LoggerFactory, Runtime, DatProvider, InterfaceAdapter, EndpointPreparer, SharedReceiveQueueMaker } from './container/tokens.js';
 export { SingletonRuntime, type SingletonRuntimeOptions } from './runtime/singleton-runtime.js';
 export { WallClock } from './runtime/wall-clock.js';
 export { DeclaredWaits, processWaits, type DeclaredWait, type WaitReport } from './runtime/declared-waits.js';

@@ -1,4 +1,4 @@
-import { EndpointPreparer, Runtime } from '@dapl/core';
+import { EndpointPreparer, Runtime, SharedReceiveQueueMaker } from '@dapl/core';
 import { ContainerModule } from 'inversify';
 import { ErrorClass, MpiError } from './api/errors.js';
 import { AM_DEVICE, CHANNEL_DEVICE, RDMA_DEVICE } from './device/devices.js';
@@ -31,6 +31,12 @@ export function createMpiModule(parameters: MpiParameters): ContainerModule {
       .inSingletonScope();
     bind<EndpointPreparer>(EndpointPreparer)
       .toDynamicValue((ctx) => ctx.get<MpiDevice>(MpiDevice).prepare)
+      .inSingletonScope();
+    bind<SharedReceiveQueueMaker>(SharedReceiveQueueMaker)
+      .toDynamicValue((ctx): SharedReceiveQueueMaker => {
+        const device = ctx.get<MpiDevice>(MpiDevice);
+        return (ia, pz) => device.sharedReceiveQueue?.(ia, pz);
+      })
       .inSingletonScope();
   });
 }

@@ -121,7 +121,7 @@ export class TcpEndpoint extends EndpointBase implements DataPathHost {
   }
 
   peekRecv(): PostedRecv | undefined {
-    return this.recvs.peek();
+    return this.peekPostedRecv();
   }
 
   override takeRecv(): PostedRecv | undefined {

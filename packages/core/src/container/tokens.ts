@@ -5,6 +5,9 @@
  */
 import type { Logger } from 'pino';
 import type { Endpoint } from '../dat/endpoint.js';
+import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
+import type { ProtectionZone } from '../dat/pz.js';
+import type { SharedReceiveQueue } from '../dat/srq.js';
 
 export { DaplConfig } from '../config/dapl-config.js';
 export { ProviderRegistry } from '../registry/provider-registry.js';
@@ -25,3 +28,11 @@ export type RootLogger = Logger;
  */
 export const EndpointPreparer: unique symbol = Symbol('EndpointPreparer');
 export type EndpointPreparer = (ep: Endpoint, peer: number) => void;
+
+/**
+ * A contribution point for an upper library: given the connection service's IA and zone, a shared
+ * receive queue every peer endpoint is created on, or undefined (the rdma device's SRQ eager pool).
+ * `startJob` uses the first one bound; the connection service frees the queue on close.
+ */
+export const SharedReceiveQueueMaker: unique symbol = Symbol('SharedReceiveQueueMaker');
+export type SharedReceiveQueueMaker = (ia: DatInterfaceAdapter, pz: ProtectionZone) => SharedReceiveQueue | undefined;

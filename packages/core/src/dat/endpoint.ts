@@ -2,6 +2,7 @@ import type { InterfaceAdapter } from './ia.js';
 import type { ProtectionZone } from './pz.js';
 import type { EventDispatcher } from './evd.js';
 import type { Iov, RmrTriplet } from './memory.js';
+import type { SharedReceiveQueue } from './srq.js';
 
 /** DAT_EP_STATE. The transitions live in `@dapl/core/provider-kit` (`transitionEp`). */
 export enum EpState {
@@ -22,6 +23,12 @@ export interface EndpointAttributes {
   readonly maxRecvIov: number;
   readonly maxRequestIov: number;
 }
+
+/** What `ia.createEp` takes: queue depths and iov limits (defaults: the IA's), and an optional shared receive queue. */
+export type EndpointCreateAttributes = Partial<EndpointAttributes> & {
+  /** Take receives from this queue (of the same IA and PZ) instead of the endpoint's own. */
+  readonly srq?: SharedReceiveQueue;
+};
 
 /** The EVDs an endpoint reports to; one EVD may serve all three roles. */
 export interface EndpointEvds {
@@ -74,6 +81,8 @@ export interface Endpoint {
   readonly evds: EndpointEvds;
   readonly attributes: EndpointAttributes;
   readonly state: EpState;
+  /** The shared receive queue the endpoint was created on, if any. */
+  readonly srq?: SharedReceiveQueue;
   /** The peer's IA address once connected. */
   readonly remoteAddress: string | undefined;
   /**
@@ -92,7 +101,10 @@ export interface Endpoint {
    * `maxMessageSize`, QUEUE_FULL past `maxRequestDtos`, and the iov's own checks (zone, access).
    */
   postSend(iov: Iov, cookie: unknown, options?: PostOptions): void;
-  /** Allowed before the connection is established, so receives can be pre-posted. */
+  /**
+   * Allowed before the connection is established, so receives can be pre-posted. INVALID_STATE on
+   * an endpoint created on a shared receive queue (post to the queue).
+   */
   postRecv(iov: Iov, cookie: unknown): void;
   /**
    * Write the bytes of `iov` into the peer's exposed memory `remote` (with `immediate`, also raise

@@ -2,6 +2,7 @@ import type { DatStatus, DtoStatus } from './status.js';
 import type { Endpoint } from './endpoint.js';
 import type { ConnectionRequest, PublicServicePoint } from './psp.js';
 import type { EventDispatcher } from './evd.js';
+import type { SrqEpDrainedEvent, SrqLimitReachedEvent } from './srq.js';
 
 /**
  * The operation a DTO completion reports. `recv-immediate` is raised at the target of an
@@ -71,6 +72,13 @@ export interface SoftwareEvent {
 }
 
 /** Every event an event dispatcher delivers. */
-export type DatEvent = DtoCompletionEvent | ConnectionRequestEvent | ConnectionEvent | AsyncErrorEvent | SoftwareEvent;
+export type DatEvent =
+  | DtoCompletionEvent
+  | ConnectionRequestEvent
+  | ConnectionEvent
+  | AsyncErrorEvent
+  | SoftwareEvent
+  | SrqLimitReachedEvent
+  | SrqEpDrainedEvent;
 /** The `type` of each kind of event. */
 export type DatEventType = DatEvent['type'];

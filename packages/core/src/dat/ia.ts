@@ -2,8 +2,9 @@ import type { DatProvider, DtoCapability } from './provider.js';
 import type { ProtectionZone } from './pz.js';
 import type { EventDispatcher, EvdOptions } from './evd.js';
 import type { PublicServicePoint } from './psp.js';
-import type { Endpoint, EndpointAttributes, EndpointEvds } from './endpoint.js';
+import type { Endpoint, EndpointCreateAttributes, EndpointEvds } from './endpoint.js';
 import type { DatExtensions, ExtensionName } from './extensions.js';
+import type { SharedReceiveQueue, SrqOptions } from './srq.js';
 
 /** Hard limits of an IA, checked by every call that could exceed them. */
 export interface IaLimits {
@@ -36,6 +37,8 @@ export interface IaAttributes {
    * as on InfiniBand-like hardware.
    */
   readonly localCompletion: boolean;
+  /** Whether `createSrq` is offered (DAT 2.0 shared receive queues); true on every provider of the kit. */
+  readonly sharedReceiveQueues: boolean;
   readonly extensions: readonly ExtensionName[];
   /** The provider parameters in force, by name. */
   readonly parameters: Readonly<Record<string, unknown>>;
@@ -78,11 +81,17 @@ export interface InterfaceAdapter {
   createPspAny(evd: EventDispatcher): Promise<PublicServicePoint>;
   /**
    * A new UNCONNECTED endpoint in `pz`, its events going to `evds`; unset attributes take defaults
-   * within the IA's limits.
+   * within the IA's limits. `attributes.srq`: the endpoint takes its receives from that shared
+   * receive queue (same PZ).
    * @throws DatError INVALID_HANDLE for a zone or EVD of another IA, or once the IA is closed;
    * INVALID_PARAMETER for attributes outside the IA's limits.
    */
-  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: Partial<EndpointAttributes>): Endpoint;
+  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes?: EndpointCreateAttributes): Endpoint;
+  /**
+   * A shared receive queue in `pz` (see `SharedReceiveQueue`). NOT_IMPLEMENTED where
+   * `query().sharedReceiveQueues` is false.
+   */
+  createSrq(pz: ProtectionZone, options: SrqOptions): SharedReceiveQueue;
   /** An optional extension, or undefined if this provider does not offer it. */
   extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined;
   /** Breaks every connection, flushes pending DTOs, releases everything. Idempotent. */

@@ -10,6 +10,7 @@ export * from './events.js';
 export * from './evd.js';
 export * from './endpoint.js';
 export * from './psp.js';
+export * from './srq.js';
 export * from './ia.js';
 export * from './provider.js';
 export * from './extensions.js';

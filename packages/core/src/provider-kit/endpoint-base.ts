@@ -11,6 +11,7 @@ import type { IaBase } from './ia-base.js';
 import { iovLength, takeIov } from './iov.js';
 import type { KitPz } from './memory.js';
 import { notSupported } from './not-supported.js';
+import type { KitSrq } from './srq.js';
 import { describe, optionalBoolean, requireBytes, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
 /** The data-transfer operation of a posted request. */
@@ -64,6 +65,10 @@ export abstract class EndpointBase implements Endpoint {
   protected readonly recvs = new Fifo<PostedRecv>(64);
   /** Outstanding requests in post order; completions pop from the head. */
   protected readonly requests = new Fifo<DtoRequest>(64);
+  /** The shared receive queue this endpoint takes its receives from, if any (set once, at creation). */
+  srq: KitSrq | undefined;
+  /** `srq-ep-drained` was raised for the current connection. */
+  private drainReported = false;
 
   constructor(
     readonly ia: IaBase,
@@ -155,6 +160,9 @@ export abstract class EndpointBase implements Endpoint {
   postRecv(iov: Iov, cookie: unknown): void {
     this.ia.checkOpen('postRecv');
     this.checkNotFreed('postRecv');
+    if (this.srq !== undefined) {
+      throw new DatError(DatStatus.INVALID_STATE, 'cannot postRecv on an endpoint created on a shared receive queue; post to the SRQ', { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
+    }
     const state = this.epState;
     if (state === EpState.DISCONNECTED || state === EpState.DISCONNECT_PENDING) {
       throw new DatError(DatStatus.INVALID_STATE, `cannot postRecv on an endpoint in state ${state}`, { argument: 'ep', subtype: 'DAT_INVALID_STATE_EP' });
@@ -209,7 +217,19 @@ export abstract class EndpointBase implements Endpoint {
     this.evds.recv.release();
     this.evds.request.release();
     this.evds.connect.release();
+    this.srq?.detach(this);
     this.ia.forgetEndpoint(this);
+  }
+
+  /** @internal Called by `IaBase.createEp`: the endpoint takes its receives from `srq`. */
+  kitAttachSrq(srq: KitSrq): void {
+    this.srq = srq;
+    srq.attach(this);
+  }
+
+  /** @internal Called by the SRQ: a receive was posted after this endpoint found none. */
+  kitSrqRecvPosted(): void {
+    if (this.epState === EpState.CONNECTED) this.onRecvPosted();
   }
 
   // ---- provider-facing helpers -----------------------------------------------------------
@@ -225,6 +245,7 @@ export abstract class EndpointBase implements Endpoint {
     if (this.epState !== EpState.ACTIVE_CONNECTION_PENDING && this.epState !== EpState.PASSIVE_CONNECTION_PENDING) return;
     this.clearConnectTimer();
     this.apply('established');
+    this.drainReported = false;
     this.peerAddress = remoteAddress;
     this.ia.connectionOpened();
     this.raiseConnection('connection-established', privateData, undefined);
@@ -266,9 +287,20 @@ export abstract class EndpointBase implements Endpoint {
     return req;
   }
 
-  /** Provider: the oldest posted receive, removed from the queue, for an arriving message; undefined if none. */
+  /**
+   * Provider: the oldest receive this endpoint may fill, removed from its queue, for an arriving
+   * message: its own, or its SRQ's (which then wakes it on the next post if none); undefined if none.
+   */
   protected takeRecv(): PostedRecv | undefined {
-    return this.recvs.shift();
+    return this.srq === undefined ? this.recvs.shift() : this.srq.take(this);
+  }
+
+  /** The receive `takeRecv` would give, without taking it (none from an SRQ: woken by its next post, as by `takeRecv`). */
+  protected peekPostedRecv(): PostedRecv | undefined {
+    if (this.srq === undefined) return this.recvs.peek();
+    const recv = this.srq.peek();
+    if (recv === undefined) this.srq.wait(this);
+    return recv;
   }
 
   /** Provider: raise `recv`'s completion with `status` (LOCAL_LENGTH reports LENGTH_ERROR). */
@@ -288,6 +320,11 @@ export abstract class EndpointBase implements Endpoint {
     }
     for (let r = this.recvs.shift(); r !== undefined; r = this.recvs.shift()) {
       this.evds.recv.push(completion(this, r.cookie, 'recv', DtoStatus.FLUSHED, 0, undefined, undefined));
+    }
+    // The SRQ's receives stay posted for its other endpoints; this one holds none of them any more.
+    if (this.srq !== undefined && !this.drainReported) {
+      this.drainReported = true;
+      this.srq.drained(this);
     }
   }
 

@@ -1,17 +1,19 @@
 import type { Logger } from 'pino';
 import { DatError } from '../dat/errors.js';
 import { DatStatus } from '../dat/status.js';
-import type { EndpointAttributes, EndpointEvds } from '../dat/endpoint.js';
+import type { EndpointAttributes, EndpointCreateAttributes, EndpointEvds } from '../dat/endpoint.js';
 import type { EvdOptions } from '../dat/evd.js';
 import { EXTENSION_NAMES, type DatExtensions, type ExtensionName } from '../dat/extensions.js';
 import type { IaAttributes, IaLimits, InterfaceAdapter } from '../dat/ia.js';
 import { DTO_CAPABILITIES, type DatProvider, type DtoCapability } from '../dat/provider.js';
 import type { ProtectionZone } from '../dat/pz.js';
+import type { SrqOptions } from '../dat/srq.js';
 import type { EndpointBase, KitEvds } from './endpoint-base.js';
 import { EvdQueue } from './evd-queue.js';
 import { KitPz } from './memory.js';
 import type { PspBase } from './psp-base.js';
 import { RmrTable } from './rmr-table.js';
+import { KitSrq } from './srq.js';
 import { wallTimeout } from '../runtime/wall-clock.js';
 import { describe, requireHandle, requireInteger, requireObject, requireOptionKeys } from './validate.js';
 
@@ -38,7 +40,8 @@ const ENDPOINT_DEFAULT_DTOS = 1024;
  * What every provider's IA shares: object creation with argument checks, the RMR table,
  * counters, extension lookup, and close(). A provider fills `listen`, `newEndpoint`, `shutdown`.
  */
-const ENDPOINT_ATTRIBUTE_KEYS: readonly string[] = ['maxRecvDtos', 'maxRequestDtos', 'maxRecvIov', 'maxRequestIov'];
+const ENDPOINT_ATTRIBUTE_KEYS: readonly string[] = ['maxRecvDtos', 'maxRequestDtos', 'maxRecvIov', 'maxRequestIov', 'srq'];
+const SRQ_OPTION_KEYS: readonly string[] = ['maxRecvs', 'lowWatermark', 'evd'];
 
 export abstract class IaBase implements InterfaceAdapter {
   readonly provider: DatProvider;
@@ -57,6 +60,7 @@ export abstract class IaBase implements InterfaceAdapter {
   private readonly endpoints = new Set<EndpointBase>();
   private readonly psps = new Set<PspBase>();
   private readonly evds = new Set<EvdQueue>();
+  private readonly srqs = new Set<KitSrq>();
   private closing: Promise<void> | undefined;
   private isClosed = false;
 
@@ -97,6 +101,13 @@ export abstract class IaBase implements InterfaceAdapter {
   startTimer(ms: number, action: () => void): () => void {
     return wallTimeout(ms * 1e6, action);
   }
+  /**
+   * When a receive posted now counts as posted, for a provider that compares it with a message's
+   * arrival (a simulated one: its rank's virtual clock). 0 elsewhere.
+   */
+  recvPostTimeNs(): number {
+    return 0;
+  }
 
   // ---- InterfaceAdapter ----------------------------------------------------------------------
 
@@ -109,6 +120,7 @@ export abstract class IaBase implements InterfaceAdapter {
       limits: this.limits,
       capabilities: DTO_CAPABILITIES.filter((c) => this.capabilitySet.has(c)),
       localCompletion: this.localCompletion,
+      sharedReceiveQueues: true,
       extensions: EXTENSION_NAMES.filter((n) => this.extensionMap[n] !== undefined),
       parameters: this.parameterValues,
     };
@@ -145,7 +157,7 @@ export abstract class IaBase implements InterfaceAdapter {
     return this.track(await this.listen(undefined, this.requireEvd(evd, 'evd')));
   }
 
-  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes: Partial<EndpointAttributes> = {}): EndpointBase {
+  createEp(pz: ProtectionZone, evds: EndpointEvds, attributes: EndpointCreateAttributes = {}): EndpointBase {
     this.checkOpen('createEp');
     const zone = requireHandle(pz, 'pz', (v): v is KitPz => v instanceof KitPz && v.ia === this, 'PZ', 'DAT_INVALID_HANDLE_PZ');
     requireObject(evds, 'evds');
@@ -163,9 +175,24 @@ export abstract class IaBase implements InterfaceAdapter {
       maxRecvIov: requireInteger(attributes.maxRecvIov ?? l.maxIov, 'attributes.maxRecvIov', 1, l.maxIov),
       maxRequestIov: requireInteger(attributes.maxRequestIov ?? l.maxIov, 'attributes.maxRequestIov', 1, l.maxIov),
     };
+    const srq = attributes.srq === undefined ? undefined : this.requireSrq(attributes.srq, zone);
     const ep = this.newEndpoint(zone, kitEvds, attrs);
+    if (srq !== undefined) ep.kitAttachSrq(srq);
     this.endpoints.add(ep);
     return ep;
+  }
+
+  createSrq(pz: ProtectionZone, options: SrqOptions): KitSrq {
+    this.checkOpen('createSrq');
+    const zone = requireHandle(pz, 'pz', (v): v is KitPz => v instanceof KitPz && v.ia === this, 'PZ', 'DAT_INVALID_HANDLE_PZ');
+    requireObject(options, 'options');
+    requireOptionKeys(options, SRQ_OPTION_KEYS, 'createSrq');
+    const maxRecvs = requireInteger(options.maxRecvs, 'options.maxRecvs', 1, this.limits.maxRecvDtos);
+    const lowWatermark = requireInteger(options.lowWatermark ?? 0, 'options.lowWatermark', 0, maxRecvs);
+    const evd = options.evd === undefined ? undefined : this.requireEvd(options.evd, 'options.evd');
+    const srq = new KitSrq(this, zone, maxRecvs, lowWatermark, evd);
+    this.srqs.add(srq);
+    return srq;
   }
 
   extension<K extends ExtensionName>(name: K): DatExtensions[K] | undefined {
@@ -184,6 +211,8 @@ export abstract class IaBase implements InterfaceAdapter {
   private async closeOnce(): Promise<void> {
     for (const ep of [...this.endpoints]) if (!ep.freed) ep.free();
     for (const psp of [...this.psps]) if (!psp.freed) psp.free();
+    for (const srq of this.srqs) srq.destroy();
+    this.srqs.clear();
     this.isClosed = true;
     for (const evd of this.evds) evd.destroy();
     this.evds.clear();
@@ -242,6 +271,11 @@ export abstract class IaBase implements InterfaceAdapter {
     this.psps.delete(psp);
   }
 
+  /** A freed SRQ. */
+  forgetSrq(srq: KitSrq): void {
+    this.srqs.delete(srq);
+  }
+
   /** A freed EVD. */
   forgetEvd(evd: EvdQueue): void {
     this.evds.delete(evd);
@@ -255,6 +289,15 @@ export abstract class IaBase implements InterfaceAdapter {
     }
     this.psps.add(psp);
     return psp;
+  }
+
+  /** An SRQ of this IA, not freed, in the endpoint's PZ (a receive fills memory of its own zone only). */
+  private requireSrq(srq: unknown, zone: KitPz): KitSrq {
+    const queue = requireHandle(srq, 'attributes.srq', (v): v is KitSrq => v instanceof KitSrq && v.ia === this, 'SRQ', 'DAT_INVALID_HANDLE_SRQ');
+    if (queue.pz !== zone) {
+      throw new DatError(DatStatus.INVALID_PARAMETER, 'attributes.srq: the SRQ belongs to another PZ than the endpoint', { argument: 'attributes.srq' });
+    }
+    return queue;
   }
 
   private requireEvd(evd: unknown, argument: string): EvdQueue {

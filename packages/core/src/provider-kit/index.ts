@@ -26,6 +26,7 @@ export { RmrTable, REMOTE_RIGHTS, type RmrWindow, type RemoteAccessGrant, type R
 export { KitPz, KitLmr, KitRmr, isKitLmr, requireAccess, viewOf } from './memory.js';
 export { checkIov, copyIov, gatherInto, iovLength, IovWriter, takeIov } from './iov.js';
 export { EndpointBase, type DtoRequest, type KitEvds, type PostedRecv, type RequestOp } from './endpoint-base.js';
+export { KitSrq } from './srq.js';
 export { ConnectionRequestBase, PspBase } from './psp-base.js';
 export { ListenerTable, type ConnectRefusal } from './listener-table.js';
 export { BoundPsp } from './bound-psp.js';

@@ -5,7 +5,7 @@ import { DaplConfig } from '../config/dapl-config.js';
 import { configurationWarnings } from '../registry/configuration-warnings.js';
 import { createProviderRegistry } from '../registry/create-provider-registry.js';
 import { closeContainer, createContainer } from '../container/create-container.js';
-import { EndpointPreparer, InterfaceAdapter, RootLogger } from '../container/tokens.js';
+import { EndpointPreparer, InterfaceAdapter, RootLogger, SharedReceiveQueueMaker } from '../container/tokens.js';
 import type { InterfaceAdapter as DatInterfaceAdapter } from '../dat/ia.js';
 import { startConnections } from './connections/connections.js';
 import type { Connections, ConnectionsOptions } from './connections/types.js';
@@ -61,7 +61,8 @@ export async function startJob(options: StartJobOptions = {}): Promise<DaplJob> 
   const ia = await container.getAsync<DatInterfaceAdapter>(InterfaceAdapter);
   const logger = container.get<Logger>(RootLogger);
   const prepare = endpointPreparation(container, options.connections?.prepare);
-  const connections = await startConnections(ia, runtime, { logger, ...options.connections, prepare });
+  const sharedReceiveQueue = options.connections?.sharedReceiveQueue ?? (container.isBound(SharedReceiveQueueMaker) ? container.get<SharedReceiveQueueMaker>(SharedReceiveQueueMaker) : undefined);
+  const connections = await startConnections(ia, runtime, { logger, ...options.connections, prepare, sharedReceiveQueue });
   // Started without `dapl run` (plain node, mpiexec): rank 0 warns about likely typos, once for the job.
   if (context === undefined && runtime.rank === 0 && config.env[CONFIG_CHECKED_ENV] !== '1') void warnAboutConfiguration(config, logger);
   let finished: Promise<void> | undefined;

@@ -33,6 +33,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: "indexed: matching in O(1) bins whatever is queued; linear: every receive posted also scans each queued receive and unexpected message, charged per entry on a simulated rank's clock, as an MPI whose queues are lists does (the FMPL paper's Hitachi MPI \"checks all outstanding receive calls at every nonblocking receive invocation\", Tatebe et al. §5.1); arrivals are matched as with indexed",
   },
   { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
+  {
+    name: 'eagerPool',
+    type: 'enum',
+    values: ['auto', 'srq', 'per-peer'],
+    default: 'auto',
+    help: "rdma device: where eager messages land. srq: one pool per rank on a DAT shared receive queue, grown credits buffers at a time when it runs low, up to srqBuffers (MVAPICH2's SRQ design: memory independent of the peers); per-peer: credits buffers pre-posted on every connection; auto: srq where the provider has shared receive queues",
+  },
+  { name: 'srqBuffers', type: 'integer', default: 512, min: 2, max: 65_536, help: "rdma device with eagerPool srq: most eager receive buffers in the rank's pool (made lazily, credits at a time)" },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
   {
     name: 'unexpectedLimit',
@@ -116,6 +124,8 @@ export interface MpiParameters {
   readonly matching: 'indexed' | 'linear';
   readonly credits: number;
   readonly sendBuffers: number;
+  readonly eagerPool: 'auto' | 'srq' | 'per-peer';
+  readonly srqBuffers: number;
   readonly unexpectedLimit: number;
   readonly rendezvous: 'auto' | 'read' | 'write';
   readonly receiverInitiated: boolean;

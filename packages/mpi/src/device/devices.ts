@@ -1,4 +1,4 @@
-import type { Clock, Connections, Endpoint, InterfaceAdapter, Runtime } from '@dapl/core';
+import type { Clock, Connections, Endpoint, InterfaceAdapter, Runtime, SharedReceiveQueueMaker } from '@dapl/core';
 import type { Logger } from 'pino';
 import type { MpiParameters } from '../api/mpi-parameters.js';
 import type { Device, DeviceHost } from './device.js';
@@ -18,6 +18,8 @@ export interface DeviceAttachment {
 export interface PreparedDevice extends Device {
   /** Connections' `prepare` hook. */
   readonly prepare: (ep: Endpoint, peer: number) => void;
+  /** Connections' `sharedReceiveQueue` hook, for a device that takes its receives from one queue. */
+  readonly sharedReceiveQueue?: SharedReceiveQueueMaker;
   attach(attachment: DeviceAttachment): Promise<void>;
 }
 

@@ -93,7 +93,8 @@ export abstract class SimEndpoint extends EndpointBase {
 
   protected override onRecvPosted(): void {
     const now = this.ia.clock.nowNs;
-    this.recvPostedAt.push(now);
+    // An SRQ keeps its own posting times (`IaBase.recvPostTimeNs`); this is the wake-up of a waiter.
+    if (this.srq === undefined) this.recvPostedAt.push(now);
     if (this.peer !== undefined && this.state === EpState.CONNECTED) this.peer.path.peerPostedRecv(now);
   }
 
@@ -119,10 +120,15 @@ export abstract class SimEndpoint extends EndpointBase {
   protected override takeRecv(): PostedRecv | undefined {
     const recv = super.takeRecv();
     if (recv !== undefined) {
-      this.recvPostedAt.shift();
+      if (this.srq === undefined) this.recvPostedAt.shift();
       this.filling.add(recv);
     }
     return recv;
+  }
+
+  /** When the receive `takeRecv` would give was posted, on its poster's clock. */
+  private headPostedAt(): number | undefined {
+    return this.srq === undefined ? this.recvPostedAt.peek() : this.srq.peekPostedAt();
   }
 
   /**
@@ -130,8 +136,12 @@ export abstract class SimEndpoint extends EndpointBase {
    * undefined, and the send finds no receive: the provider calls its path's `stalledOnRecv`.
    */
   takeRecvBy(atNs: number): PostedRecv | undefined {
-    const postedAt = this.recvPostedAt.peek();
-    return postedAt === undefined || postedAt > atNs ? undefined : this.takeRecv();
+    const postedAt = this.headPostedAt();
+    if (postedAt !== undefined && postedAt > atNs) {
+      this.srq?.wait(this);
+      return undefined;
+    }
+    return this.takeRecv();
   }
 
   /**
@@ -140,7 +150,7 @@ export abstract class SimEndpoint extends EndpointBase {
    * post come after the stall.
    */
   announceLaterRecv(): void {
-    const postedAt = this.recvPostedAt.peek();
+    const postedAt = this.headPostedAt();
     if (postedAt !== undefined && this.peer !== undefined) this.peer.path.peerPostedRecv(postedAt);
   }
 

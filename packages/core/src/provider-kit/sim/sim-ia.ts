@@ -65,6 +65,10 @@ export abstract class SimIa extends IaBase {
     return this.clock.after(ms * 1e6, action);
   }
 
+  override recvPostTimeNs(): number {
+    return this.clock.nowNs;
+  }
+
   /** Whether `other` holds the same job key (compared in constant time): connections authenticate with it. */
   sameJobAs(other: SimIa): boolean {
     return constantTimeEqual(this.jobKey, other.jobKey);

@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { DatError } from '../../dat/errors.js';
 import { DatStatus } from '../../dat/status.js';
-import { EpState, type Endpoint, type EndpointAttributes } from '../../dat/endpoint.js';
+import { EpState, type Endpoint, type EndpointCreateAttributes } from '../../dat/endpoint.js';
+import type { SharedReceiveQueue } from '../../dat/srq.js';
 import type { EventDispatcher } from '../../dat/evd.js';
 import type { ConnectionEvent, ConnectionRequestEvent, DatEvent } from '../../dat/events.js';
 import type { InterfaceAdapter } from '../../dat/ia.js';
@@ -26,7 +27,9 @@ export interface ConnectionServiceInit {
   /** Connection requests (from `psp`) and every endpoint's connection events arrive here. */
   readonly connectEvd: EventDispatcher;
   readonly psp: PublicServicePoint;
-  readonly attributes: Partial<EndpointAttributes> | undefined;
+  readonly attributes: EndpointCreateAttributes | undefined;
+  /** The shared receive queue of every peer endpoint (in `attributes`), freed on close. */
+  readonly srq?: SharedReceiveQueue;
   readonly prepare: ((ep: Endpoint, peer: number) => void) | undefined;
   readonly keyPrefix: string;
   readonly connectTimeoutMs: number;
@@ -204,6 +207,8 @@ export class ConnectionService implements Connections {
         return this.#onRequest(event);
       case 'dto-completion':
       case 'software':
+      case 'srq-limit-reached':
+      case 'srq-ep-drained':
         return;
       case 'async-error':
         this.#log.warn({ status: event.status }, `async error on the connection EVD: ${event.message}`);
@@ -404,6 +409,7 @@ export class ConnectionService implements Connections {
     }
     this.#open = 0;
     freeQuietly(this.#init.connectEvd, this.#log);
+    if (this.#init.srq !== undefined) freeQuietly(this.#init.srq, this.#log);
     if (this.#init.owned.evds) {
       freeQuietly(this.#init.evds.recv, this.#log);
       freeQuietly(this.#init.evds.request, this.#log);

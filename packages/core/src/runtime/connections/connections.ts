@@ -5,6 +5,7 @@ import type { EventDispatcher } from '../../dat/evd.js';
 import type { InterfaceAdapter } from '../../dat/ia.js';
 import type { PublicServicePoint } from '../../dat/psp.js';
 import type { ProtectionZone } from '../../dat/pz.js';
+import type { SharedReceiveQueue } from '../../dat/srq.js';
 import type { Runtime } from '../runtime.js';
 import { ConnectionService } from './connection-service.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX, type Connections, type ConnectionsOptions } from './types.js';
@@ -38,6 +39,16 @@ export async function startConnections(ia: InterfaceAdapter, runtime: Runtime, o
     if (options.pz === undefined) pz.free();
     throw error;
   }
+  let attributes = options.attributes;
+  let srq: SharedReceiveQueue | undefined;
+  try {
+    srq = options.sharedReceiveQueue?.(ia, pz);
+    if (srq !== undefined) attributes = { ...attributes, srq };
+  } catch (error) {
+    psp.free();
+    connectEvd.free();
+    throw error;
+  }
   const service = new ConnectionService({
     ia,
     runtime,
@@ -45,7 +56,8 @@ export async function startConnections(ia: InterfaceAdapter, runtime: Runtime, o
     evds,
     connectEvd,
     psp,
-    attributes: options.attributes,
+    attributes,
+    srq,
     prepare: options.prepare,
     keyPrefix,
     connectTimeoutMs,

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
-import type { Endpoint, EndpointAttributes } from '../../dat/endpoint.js';
+import type { Endpoint, EndpointCreateAttributes } from '../../dat/endpoint.js';
+import type { InterfaceAdapter } from '../../dat/ia.js';
+import type { SharedReceiveQueue } from '../../dat/srq.js';
 import type { EventDispatcher } from '../../dat/evd.js';
 import type { ProtectionZone } from '../../dat/pz.js';
 
@@ -9,7 +11,12 @@ export interface ConnectionsOptions {
   readonly pz?: ProtectionZone;
   /** EVDs shared by every peer's endpoint (an upper library drains them in one place). Default: created (freed by `close()`). */
   readonly evds?: { readonly recv: EventDispatcher; readonly request: EventDispatcher };
-  readonly attributes?: Partial<EndpointAttributes>;
+  readonly attributes?: EndpointCreateAttributes;
+  /**
+   * Called once, with the service's IA and zone, before any endpoint is made: a shared receive
+   * queue every peer endpoint is then created on (undefined: none). The service frees it on close.
+   */
+  readonly sharedReceiveQueue?: (ia: InterfaceAdapter, pz: ProtectionZone) => SharedReceiveQueue | undefined;
   /** Called once per peer endpoint BEFORE it connects or is accepted, e.g. to pre-post receives. */
   readonly prepare?: (ep: Endpoint, peer: number) => void;
   /** KVS key prefix; rank r publishes `<prefix>-<r>`. Default `dapl-ep`. */

@@ -3,6 +3,7 @@ import { registerConnectionTests } from './functional-connection.js';
 import { registerLocalCompletionTests } from './functional-local-completion.js';
 import { registerRdmaTests } from './functional-rdma.js';
 import { registerSendTests } from './functional-send.js';
+import { registerSrqTests } from './functional-srq.js';
 
 /** Two IAs of one job: connection management and every DTO. */
 export function registerFunctionalTests(h: Harness): void {
@@ -10,4 +11,5 @@ export function registerFunctionalTests(h: Harness): void {
   registerSendTests(h);
   registerRdmaTests(h);
   registerLocalCompletionTests(h);
+  registerSrqTests(h);
 }

@@ -19,6 +19,10 @@ export function summarize(event: DatEvent): string {
       return `software{${String(event.value)}}`;
     case 'connection-request':
       return 'connection-request';
+    case 'srq-limit-reached':
+      return `srq-limit-reached{posted: ${event.posted}}`;
+    case 'srq-ep-drained':
+      return 'srq-ep-drained';
     default:
       return `${event.type}${event.reason === undefined ? '' : `{${event.reason}}`}`;
   }

@@ -2,10 +2,13 @@ import type { MpiParameters } from '../../api/mpi-parameters.js';
 import type { RdmaSettings } from './rdma-context.js';
 
 /** Which of the rdma device's protocols serves which message sizes, one line each (`mpi.protocolInfo`). */
-export function rdmaProtocolInfo(p: MpiParameters, provider: string, settings: RdmaSettings): string[] {
+export function rdmaProtocolInfo(p: MpiParameters, provider: string, settings: RdmaSettings, sharedPool: boolean): string[] {
   const eager = p.eagerLimit;
+  const pool = sharedPool
+    ? `one shared receive queue of up to ${p.srqBuffers} eager buffers of ${eager} B (grown ${p.credits} at a time), a window of ${p.credits} per peer`
+    : `${p.credits} eager buffers of ${eager} B per peer`;
   return [
-    `mpi: device rdma on provider ${provider}: ${p.credits} eager buffers of ${eager} B per peer, ${p.sendBuffers} send buffers`,
+    `mpi: device rdma on provider ${provider}: ${pool}, ${p.sendBuffers} send buffers`,
     `mpi: 0..${eager} B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)`,
     `mpi: ${eager + 1}.. B: rendezvous by RDMA ${settings.read ? 'read (the receiver pulls into the user buffer, then FIN)' : 'write (CTS with the receiver\'s buffer, the sender writes with immediate)'}`,
     ...(p.bounceLimit > eager

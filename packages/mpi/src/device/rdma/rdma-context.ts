@@ -30,6 +30,8 @@ export interface RdmaCounts {
   creditStalls: number;
   creditImmediates: number;
   bouncedSends: number;
+  /** Times the shared eager pool ran low at its full size (`mpi.srqBuffers`). */
+  poolExhausted: number;
 }
 
 /** What `attach` learns of the provider, and the tools it makes, for every protocol of the device. */

@@ -1,4 +1,4 @@
-import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Rmr, type Runtime } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type ProtectionZone, type Rmr, type Runtime, type SharedReceiveQueue } from '@dapl/core';
 import type { Logger } from 'pino';
 import { ErrorClass, MpiError } from '../../api/errors.js';
 import type { MpiParameters } from '../../api/mpi-parameters.js';
@@ -19,6 +19,7 @@ import { EagerProtocol } from './eager-protocol.js';
 import { RendezvousProtocol, type RendezvousRecv } from './rendezvous-protocol.js';
 import { AdvertisedRecv, ReceiverInitiated, misdirected } from './receiver-initiated.js';
 import { rdmaProtocolInfo } from './protocol-info.js';
+import { SharedEagerPool } from './eager-pool.js';
 
 /** KVS key of a rank's doorbell window. */
 const BELL_KEY = 'mpi-bell';
@@ -46,7 +47,8 @@ export class RdmaDevice implements Device {
   readonly #clock: Clock;
   readonly #slotBytes: number;
   readonly #links: (PeerLink | undefined)[] = [];
-  readonly #linksBySlotEp = new Map<Endpoint, PeerLink>();
+  /** The rank's eager receive pool on a shared receive queue (`mpi.eagerPool`), when in use. */
+  #pool: SharedEagerPool | undefined;
   readonly #sendTable = new RequestTable<SendRequest>();
   readonly #recvTable = new RequestTable<RecvRequest>();
   /** Decoding and encoding use separate headers: decoding a message may send others (credits unstall a backlog). */
@@ -64,7 +66,7 @@ export class RdmaDevice implements Device {
   readonly #ringOptions = { immediate: 0, suppressCompletion: true, localCompletion: true };
   #drained: (() => void)[] = [];
   #closed = false;
-  readonly #counts: RdmaCounts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0 };
+  readonly #counts: RdmaCounts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0, poolExhausted: 0 };
   readonly #unexpected: UnexpectedData;
   readonly #eager: EagerProtocol;
   readonly #rendezvous: RendezvousProtocol;
@@ -100,16 +102,26 @@ export class RdmaDevice implements Device {
     this.#eager = new EagerProtocol(context, this.#advertised, this.#unexpected);
   }
 
-  /** Connections' `prepare` hook: post this peer's receive buffers on a new endpoint before it connects. */
+  /**
+   * Connections' `prepare` hook: post this peer's receive buffers on a new endpoint before it
+   * connects; an endpoint on the shared pool's queue posts none (the pool's first chunk is made now).
+   */
   readonly prepare = (ep: Endpoint, peer: number): void => {
     const link = this.#link(peer);
+    if (ep.srq !== undefined && ep.srq === this.#pool?.srq) return this.#pool.start();
     const slots = makeSlots(ep.pz, this.#params.credits, this.#slotBytes);
     for (const slot of slots) {
       slot.link = link;
       slot.ep = ep;
       ep.postRecv(slot.post(this.#slotBytes), slot);
     }
-    this.#linksBySlotEp.set(ep, link);
+  };
+
+  /** Connections' `sharedReceiveQueue` hook: the eager pool's queue, when `mpi.eagerPool` selects one. */
+  readonly sharedReceiveQueue = (ia: InterfaceAdapter, pz: ProtectionZone): SharedReceiveQueue | undefined => {
+    if (!SharedEagerPool.wanted(this.#params, ia)) return undefined;
+    this.#pool = new SharedEagerPool(this.#params, this.#slotBytes);
+    return this.#pool.make(ia, pz);
   };
 
   /** Bind to the job: send buffers and doorbell (a peer's is read from the KVS when the peer is first used). Collective. */
@@ -268,6 +280,8 @@ export class RdmaDevice implements Device {
 
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
+      if (event.type === 'srq-limit-reached') this.#onPoolLow();
+      else if (event.type === 'srq-ep-drained') this.#onConnectionGone(event.ep);
       if (event.type !== 'dto-completion') continue;
       try {
         if (event.op === 'recv-immediate') this.#onImmediate(event);
@@ -290,9 +304,44 @@ export class RdmaDevice implements Device {
     if (link !== undefined) this.#failLink(link, failure);
   }
 
+  /**
+   * The shared pool runs low: one more chunk of buffers, while it may grow. At its size the rank is
+   * out of eager buffers — senders wait in the transport (RNR) — so buffers held by unexpected
+   * messages are copied out and go back, beyond `unexpectedLimit` (what a waiting receive does for
+   * its own peer with per-peer pools): no sender can stay blocked behind another's held messages.
+   */
+  #onPoolLow(): void {
+    const pool = this.#pool;
+    if (pool === undefined || this.#closed || pool.grow()) return;
+    this.#counts.poolExhausted++;
+    if (this.#unexpected.held > 0) for (const link of this.#links) this.#unexpected.unhold(link);
+  }
+
+  /**
+   * An endpoint on the shared pool's queue lost its connection (its receives were the queue's, so
+   * none flushed to say so): as a flushed receive does with per-peer pools, the peer is lost to us
+   * unless we are closing. Endpoints the connection service made only to ask a peer to connect
+   * have no peer and are ignored.
+   */
+  #onConnectionGone(ep: Endpoint): void {
+    const link = this.#linkOfEp(ep);
+    if (link === undefined || this.#closed || link.failed !== undefined) return;
+    this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${ep.state})`));
+  }
+
   #onSlotFilled(event: DtoCompletionEvent): void {
     const slot = event.cookie as Slot;
-    const link = slot.link!;
+    let link = slot.link;
+    if (link === undefined) {
+      // A buffer of the shared pool: whichever peer's message filled it.
+      link = this.#linkOfEp(event.ep);
+      if (link === undefined || event.status !== DtoStatus.SUCCESS) this.#pool?.repost(slot);
+      if (link === undefined) return;
+      if (event.status === DtoStatus.SUCCESS) {
+        slot.link = link;
+        slot.ep = event.ep;
+      }
+    }
     if (event.status !== DtoStatus.SUCCESS) {
       // Flushed: the connection went away. At close that is ours; before it, the peer is lost to
       // us, and what waits on it must end (the peer's finalize, too, has no receive waiting on it).
@@ -334,8 +383,10 @@ export class RdmaDevice implements Device {
 
   /** Give a receive buffer back to its endpoint, and its credit back to the peer (batched). */
   #repost(slot: Slot, ep: Endpoint, link: PeerLink): void {
-    if (ep.state !== EpState.CONNECTED || this.#closed) return;
-    ep.postRecv(slot.post(this.#slotBytes), slot);
+    if (this.#closed) return;
+    if (ep.srq !== undefined) this.#pool?.repost(slot);
+    if (ep.state !== EpState.CONNECTED) return;
+    if (ep.srq === undefined) ep.postRecv(slot.post(this.#slotBytes), slot);
     if (++link.pendingReturn >= this.#params.credits >>> 1) {
       this.#counts.creditImmediates++;
       this.#ring(ep, link, ImmediateKind.CREDIT, link.pendingReturn);
@@ -490,12 +541,12 @@ export class RdmaDevice implements Device {
   }
 
   protocolInfo(): string[] {
-    return rdmaProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#settings);
+    return rdmaProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#settings, this.#pool !== undefined);
   }
 
   counters(): Readonly<Record<string, number>> {
     const u = this.#unexpected;
-    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#settings.cache?.registrations ?? 0, sendsInFlight: this.#inFlight };
+    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#settings.cache?.registrations ?? 0, sendsInFlight: this.#inFlight, poolBuffers: this.#pool?.buffers ?? 0 };
   }
 
   async close(): Promise<void> {
