@@ -65,7 +65,8 @@ export abstract class SimIa extends IaBase {
   }
 
   sameJobAs(other: SimIa): boolean {
-    return constantTimeEqual(this.jobKey, other.jobKey);
+    // The ranks of an in-process job share one key object: no compare per connection request.
+    return this.jobKey === other.jobKey || constantTimeEqual(this.jobKey, other.jobKey);
   }
 
   protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {
