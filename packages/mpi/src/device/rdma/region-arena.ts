@@ -39,9 +39,15 @@ export function takeRegion(bytes: number): Uint8Array {
   const start = current === undefined ? 0 : Math.ceil(current.used / ALIGN) * ALIGN;
   if (current === undefined || start + bytes > current.buffer.byteLength) {
     const size = Math.max(nextChunkBytes, bytes);
+    let chunk: Uint8Array;
+    try {
+      chunk = allocate(size);
+    } catch {
+      // A host that will not reserve the chunk (ulimit -v) may still give the region alone.
+      return allocate(bytes);
+    }
     nextChunkBytes = Math.min(MAX_CHUNK_BYTES, nextChunkBytes * 2);
-    const region = allocate(size);
-    current = { buffer: region.buffer as ArrayBuffer, used: bytes };
+    current = { buffer: chunk.buffer as ArrayBuffer, used: bytes };
     return new Uint8Array(current.buffer, 0, bytes);
   }
   current.used = start + bytes;
