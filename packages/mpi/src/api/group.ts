@@ -17,16 +17,41 @@ export const UNEQUAL = 3;
  */
 export class Group {
   readonly #members: readonly number[];
-  readonly #index: ReadonlyMap<number, number>;
+  /** World rank -> group rank; undefined for a world group, whose group ranks are its world ranks. */
+  readonly #index: ReadonlyMap<number, number> | undefined;
   /** This process's world rank; -1 in `Group.EMPTY`, which belongs to no process. */
   readonly #me: number;
   #freed = false;
 
   /** @internal Use `comm.group`, `Group.EMPTY` and the operations below. */
-  constructor(worldRanks: readonly number[], myWorldRank: number) {
-    this.#members = Object.freeze([...worldRanks]);
-    this.#index = new Map(worldRanks.map((w, i) => [w, i]));
+  constructor(worldRanks: readonly number[], myWorldRank: number, isWorld = false) {
+    this.#members = isWorld ? worldRanks : Object.freeze([...worldRanks]);
+    this.#index = isWorld ? undefined : new Map(worldRanks.map((w, i) => [w, i]));
     this.#me = myWorldRank;
+  }
+
+  /**
+   * @internal The group of world ranks 0 … size-1 as `myWorldRank` sees it. Every rank of a
+   * simulated job lives in this process: they share one frozen member list and keep no index, so
+   * a world group costs each rank a few words, not two tables of the job's size.
+   */
+  static world(size: number, myWorldRank: number): Group {
+    let members = WORLD_MEMBERS.get(size);
+    if (members === undefined) {
+      members = Object.freeze(Array.from({ length: size }, (_, r) => r));
+      WORLD_MEMBERS.set(size, members);
+    }
+    return new Group(members, myWorldRank, true);
+  }
+
+  /** This group's rank of world rank `w`, or undefined when `w` is not a member. */
+  #rankOf(w: number): number | undefined {
+    if (this.#index !== undefined) return this.#index.get(w);
+    return Number.isInteger(w) && w >= 0 && w < this.#members.length ? w : undefined;
+  }
+
+  #has(w: number): boolean {
+    return this.#rankOf(w) !== undefined;
   }
 
   /** The group with no members (MPI_GROUP_EMPTY); what every operation that leaves no one returns. */
@@ -74,7 +99,7 @@ export class Group {
 
   /** This process's rank in the group, or UNDEFINED. */
   get rank(): number {
-    return this.#index.get(this.#me) ?? UNDEFINED;
+    return this.#rankOf(this.#me) ?? UNDEFINED;
   }
 
   /** @internal World ranks in group order. */
@@ -105,28 +130,28 @@ export class Group {
   union(other: Group): Group {
     requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return this.#derive([...this.#members, ...other.#members.filter((w) => !this.#index.has(w))], other);
+    return this.#derive([...this.#members, ...other.#members.filter((w) => !this.#has(w))], other);
   }
 
   /** Members of both, in this group's order (MPI_Group_intersection). */
   intersection(other: Group): Group {
     requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return this.#derive(this.#members.filter((w) => other.#index.has(w)), other);
+    return this.#derive(this.#members.filter((w) => other.#has(w)), other);
   }
 
   /** Members of this group not in `other` (MPI_Group_difference). */
   difference(other: Group): Group {
     requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return this.#derive(this.#members.filter((w) => !other.#index.has(w)), other);
+    return this.#derive(this.#members.filter((w) => !other.#has(w)), other);
   }
 
   /** The ranks in `other` of this group's `ranks` (UNDEFINED where absent; PROC_NULL stays). */
   translateRanks(ranks: readonly number[], other: Group): number[] {
     requireGroup(this, 'group');
     requireGroup(other, 'other');
-    return this.#rankList(ranks, 'ranks', true).map((r) => (r === PROC_NULL ? PROC_NULL : (other.#index.get(this.#members[r]) ?? UNDEFINED)));
+    return this.#rankList(ranks, 'ranks', true).map((r) => (r === PROC_NULL ? PROC_NULL : (other.#rankOf(this.#members[r]) ?? UNDEFINED)));
   }
 
   /** IDENT (same members, same order), SIMILAR (same members) or UNEQUAL. */
@@ -135,7 +160,7 @@ export class Group {
     requireGroup(other, 'other');
     if (this.size !== other.size) return UNEQUAL;
     if (this.#members.every((w, i) => other.#members[i] === w)) return IDENT;
-    return this.#members.every((w) => other.#index.has(w)) ? SIMILAR : UNEQUAL;
+    return this.#members.every((w) => other.#has(w)) ? SIMILAR : UNEQUAL;
   }
 
   #rankList(ranks: readonly number[], argument: string, allowProcNull = false): number[] {
@@ -156,6 +181,8 @@ export class Group {
   }
 }
 
+/** World member lists by job size, shared by every rank in this process (see `Group.world`). */
+const WORLD_MEMBERS = new Map<number, readonly number[]>();
 const EMPTY = new Group([], -1);
 
 /** A live group: ERR_GROUP for anything else, or a freed one. */

@@ -52,7 +52,7 @@ export class Mpi {
     this.#state = state;
     this.parameters = parameters;
     const me = state.job.rank;
-    this.world = new Comm(state, new Group(Array.from({ length: state.job.size }, (_, r) => r), me), WORLD_CONTEXT, 'world');
+    this.world = new Comm(state, Group.world(state.job.size, me), WORLD_CONTEXT, 'world');
     this.self = new Comm(state, new Group([me], me), SELF_CONTEXT, 'self');
     state.world = this.world;
     state.self = this.self;

@@ -71,7 +71,8 @@ export abstract class SimIa extends IaBase {
 
   /** Whether `other` holds the same job key (compared in constant time): connections authenticate with it. */
   sameJobAs(other: SimIa): boolean {
-    return constantTimeEqual(this.jobKey, other.jobKey);
+    // The ranks of an in-process job share one key object: no compare per connection request.
+    return this.jobKey === other.jobKey || constantTimeEqual(this.jobKey, other.jobKey);
   }
 
   protected async listen(connQual: number | undefined, evd: EvdQueue): Promise<PspBase> {

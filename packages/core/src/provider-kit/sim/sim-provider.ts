@@ -7,6 +7,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import type { SimClock } from '../../sim/sim-clock.js';
 import { SimKernel } from '../../sim/sim-kernel.js';
 import type { SimulatedProvider } from '../../sim/simulated-provider.js';
+import { constantTimeEqual } from '../bytes.js';
 import { effectiveCapabilities, type IaBaseInit } from '../ia-base.js';
 import type { SimFabric } from './sim-fabric.js';
 import type { SimIa, SimIaPlace } from './sim-ia.js';
@@ -65,6 +66,7 @@ function rankClock(kernel: SimKernel, runtime: Runtime | undefined): SimClock | 
 export function createSimProvider<P extends SimParameters, F extends SimFabric<P>>(definition: SimProviderDefinition<P, F>, options: SimProviderOptions = {}): SimProvider {
   const kernel = options.kernel ?? new SimKernel();
   const defaultKey = randomBytes(32);
+  let lastKey: Uint8Array = defaultKey;
   let fabric: F | undefined;
   const provider: SimProvider = {
     [DAT_PROVIDER_BRAND]: true,
@@ -81,7 +83,11 @@ export function createSimProvider<P extends SimParameters, F extends SimFabric<P
         // Tests drive IAs outside any kernel.run: events must still happen as they await.
         kernel.enableFreeRunning();
       } else fabric.checkSameModel(params);
-      const jobKey = iaOptions.jobKey === undefined ? defaultKey : requireJobKeyOption(iaOptions.jobKey);
+      let jobKey = iaOptions.jobKey === undefined ? defaultKey : requireJobKeyOption(iaOptions.jobKey);
+      // Every rank of an in-process job brings its own copy of the key: IAs of one key share one
+      // object, so that a connection request is matched by identity (see SimIa.sameJobAs).
+      if (constantTimeEqual(jobKey, lastKey)) jobKey = lastKey;
+      else lastKey = jobKey;
       const clock = rankClock(kernel, runtime);
       // A rank's IA is node `rank` when that is free: addresses then do not depend on which rank loaded first.
       const node = fabric.allocateNode(clock === undefined ? undefined : runtime?.rank);

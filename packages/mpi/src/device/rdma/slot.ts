@@ -2,6 +2,7 @@ import { MemAccess, type Endpoint, type Lmr, type LmrTriplet, type ProtectionZon
 import { HEADER_BYTES } from '../../adi/header.js';
 import type { SendRequest } from '../../adi/requests.js';
 import type { PeerLink } from './peer-link.js';
+import { takeRegion } from './region-arena.js';
 
 /** One pre-registered eager buffer: a header and up to `eagerLimit` bytes of data (MVAPICH2's vbuf). */
 export class Slot {
@@ -55,11 +56,11 @@ export class Slot {
  * `count` slots of `capacity` bytes in one registered region (one registration, not one per slot).
  * The region is not zeroed: every byte is written (by the peer's message or by our own packing)
  * before it is read, and a receive buffer the peer never fills then costs neither the zeroing nor,
- * on a large region, resident memory (a simulated rank of a ring fills 1 of its 64 per lap).
+ * on a large region, resident memory (a simulated rank of a ring fills 1 of its 64 per lap). The
+ * region is a slice of a shared chunk (see `region-arena.ts`).
  */
 export function makeSlots(pz: ProtectionZone, count: number, capacity: number): Slot[] {
-  const region = Buffer.allocUnsafeSlow(count * capacity);
-  const lmr = pz.registerLmr(new Uint8Array(region.buffer, region.byteOffset, region.byteLength), MemAccess.LOCAL);
+  const lmr = pz.registerLmr(takeRegion(count * capacity), MemAccess.LOCAL);
   const slots: Slot[] = [];
   for (let i = 0; i < count; i++) slots.push(new Slot(lmr, i * capacity, capacity));
   return slots;
