@@ -54,6 +54,11 @@ export class Doorbell {
     Atomics.store(this.words, SLEEPING, value ? 1 : 0);
   }
 
+  /** Block this thread until the counter moves from `seen` or `ms` pass (the event loop waits too). */
+  napFrom(seen: number, ms: number): void {
+    Atomics.wait(this.words, SEQ, seen, ms);
+  }
+
   /** Resolves when the counter moves from `seen` (at once, synchronously reported, if it has). */
   waitFrom(seen: number): { readonly async: boolean; readonly value: Promise<unknown> | string } {
     return (Atomics as unknown as AtomicsWaitAsync).waitAsync(this.words, SEQ, seen);

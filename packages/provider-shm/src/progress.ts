@@ -18,6 +18,14 @@ const MICROTASK_TURNS = 4;
 const SLICE_MS = 1;
 /** Polls between two looks at the clock in the loop. */
 const POLLS_PER_CLOCK = 16;
+/**
+ * After this long without activity (ms) the loop naps between polls: a blocking `Atomics.wait` on the
+ * doorbell, flag up, for at most `NAP_MS`, which gives the CPU to another thread (the peer, on a
+ * host with fewer free CPUs than polling ranks, as MPICH nemesis yields every 1,000 polls) and
+ * returns as soon as a peer rings. A peer that answers within it is seen by pure polling.
+ */
+const NAP_AFTER_MS = 0.02;
+const NAP_MS = 0.05;
 
 /**
  * The progress engine of one IA (MPICH nemesis' polling, bounded). After activity (a post, a frame)
@@ -25,7 +33,7 @@ const POLLS_PER_CLOCK = 16;
  * between two polls and a reply posted from them leaves at once. When those polls come up empty it
  * polls in a tight loop inside one macrotask (no promise per poll, the clock read every few polls)
  * until a frame arrives, for at most `SLICE_MS` at a time so timers and I/O still run, and for
- * `spinUs` after the last activity; then it sleeps in `Atomics.waitAsync` on the IA's doorbell and
+ * `spinUs` after the last activity (napping between polls once `NAP_AFTER_MS` have passed); then it sleeps in `Atomics.waitAsync` on the IA's doorbell and
  * an idle rank uses no CPU. Peers notify the doorbell only while it is marked sleeping.
  */
 export class ShmProgress {
@@ -122,6 +130,7 @@ export class ShmProgress {
       this.#deadline = now + this.#spinMs;
     }
     const sliceEnd = Math.min(this.#deadline, now + SLICE_MS);
+    const napFrom = this.#deadline - this.#spinMs + NAP_AFTER_MS;
     for (let polls = 1; ; polls++) {
       if (this.#pollAll() || this.#posted) {
         this.#active();
@@ -130,6 +139,10 @@ export class ShmProgress {
       if (polls % POLLS_PER_CLOCK === 0) {
         now = performance.now();
         if (now >= sliceEnd) break;
+        if (now >= napFrom && this.#nap()) {
+          this.#active();
+          return;
+        }
       }
     }
     if (now < this.#deadline) {
@@ -139,6 +152,20 @@ export class ShmProgress {
     this.#running = false;
     this.#sleep();
   };
+
+  /** A short blocking wait on the doorbell (see `NAP_MS`); true if a frame turned up meanwhile. */
+  #nap(): boolean {
+    const bell = this.doorbell;
+    bell.sleeping = true;
+    const seen = bell.sequence;
+    if (this.#pollAll()) {
+      bell.sleeping = false;
+      return true;
+    }
+    bell.napFrom(seen, NAP_MS);
+    bell.sleeping = false;
+    return this.#pollAll();
+  }
 
   #sleep(): void {
     if (this.#closed || this.#endpoints.length === 0) return;
