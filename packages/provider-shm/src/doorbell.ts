@@ -29,13 +29,10 @@ export class Doorbell {
    * Peer side: something changed for the owner (a frame published, room freed). Only a sleeping
    * owner hears of it: one that polls will see the change itself, and one that is about to sleep
    * raises its flag before its last look at the rings, so either it sees the change or we see the
-   * flag (sequentially consistent atomics order the two). The first peer to ring lowers the flag:
-   * the owner is awake from then on and polls until it raises it again, so a burst of frames costs
-   * one `Atomics.notify`, not one each.
+   * flag (sequentially consistent atomics order the two).
    */
   ring(): void {
-    const words = this.words;
-    if (Atomics.load(words, SLEEPING) !== 0 && Atomics.compareExchange(words, SLEEPING, 1, 0) === 1) this.wake();
+    if (Atomics.load(this.words, SLEEPING) !== 0) this.wake();
   }
 
   /** Move the counter and wake the owner's pending wait, asleep or not. */
