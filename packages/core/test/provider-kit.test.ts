@@ -4,6 +4,7 @@ import { DatStatus } from '../src/dat/status.js';
 import { CreditWindow } from '../src/provider-kit/credit-window.js';
 import { transitionEp, type EpInput } from '../src/provider-kit/ep-state.js';
 import { Fifo } from '../src/util/fifo.js';
+import { createLoopbackProvider } from '../src/testing/loopback/index.js';
 import { thrown } from './support/dat-errors.js';
 
 describe('CreditWindow', () => {
@@ -79,5 +80,39 @@ describe('Fifo', () => {
     expect(fifo.at(3)).toBe(expected[3]);
     expect(fifo.drain()).toEqual(expected);
     expect(fifo.shift()).toBeUndefined();
+  });
+});
+
+describe('EvdQueue timed waits (one timer per EVD)', () => {
+  it('expires each wait by its own deadline, in any order of arrival, and leaves the others waiting', async () => {
+    const ia = await createLoopbackProvider().openIa();
+    const evd = ia.createEvd();
+    // Many waits satisfied at once: each leaves its deadline behind in the shared timer.
+    for (let i = 0; i < 1000; i++) {
+      const got = evd.wait({ timeoutMs: 60_000 });
+      evd.postSoftwareEvent(i);
+      expect(await got).toMatchObject({ type: 'software', value: i });
+    }
+    const outcome = (p: Promise<unknown>): Promise<string> =>
+      p.then(
+        () => 'event',
+        (e: { status?: DatStatus }) => (e.status === DatStatus.TIMEOUT_EXPIRED ? 'timeout' : 'other'),
+      );
+    const started = performance.now();
+    const long = outcome(evd.wait({ timeoutMs: 400 }));
+    const short = evd.wait({ timeoutMs: 30 });
+    const untimed = evd.wait();
+    expect(await outcome(short)).toBe('timeout');
+    const shortMs = performance.now() - started;
+    expect(shortMs).toBeGreaterThanOrEqual(29);
+    expect(shortMs).toBeLessThan(400);
+    // The short wait left the queue: the next events go to the long one, then the untimed one.
+    evd.postSoftwareEvent('a');
+    expect(await long).toBe('event');
+    evd.postSoftwareEvent('b');
+    expect(await untimed).toMatchObject({ type: 'software', value: 'b' });
+    const last = outcome(evd.wait({ timeoutMs: 10 }));
+    expect(await last).toBe('timeout');
+    await ia.close();
   });
 });

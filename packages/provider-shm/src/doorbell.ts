@@ -11,8 +11,8 @@ interface AtomicsWaitAsync {
 /**
  * A rank's doorbell: a counter that peers bump after they publish a frame for it or free room it
  * waits for, and a flag the rank raises while it sleeps in `Atomics.waitAsync` on the counter. A
- * peer calls `Atomics.notify` only when the flag is up, so a rank that polls costs its peers no
- * system call.
+ * peer touches the counter and calls `Atomics.notify` only when the flag is up, so a rank that
+ * polls costs its peers one load per publish and no system call.
  */
 export class Doorbell {
   readonly words: Int32Array;
@@ -25,10 +25,20 @@ export class Doorbell {
     return new Doorbell(new SharedArrayBuffer(DOORBELL_BYTES));
   }
 
-  /** Peer side: something changed for the owner. */
+  /**
+   * Peer side: something changed for the owner (a frame published, room freed). Only a sleeping
+   * owner hears of it: one that polls will see the change itself, and one that is about to sleep
+   * raises its flag before its last look at the rings, so either it sees the change or we see the
+   * flag (sequentially consistent atomics order the two).
+   */
   ring(): void {
+    if (Atomics.load(this.words, SLEEPING) !== 0) this.wake();
+  }
+
+  /** Move the counter and wake the owner's pending wait, asleep or not. */
+  wake(): void {
     Atomics.add(this.words, SEQ, 1);
-    if (Atomics.load(this.words, SLEEPING) !== 0) Atomics.notify(this.words, SEQ);
+    Atomics.notify(this.words, SEQ);
   }
 
   // ---- owner side ----------------------------------------------------------------------
@@ -39,6 +49,11 @@ export class Doorbell {
 
   set sleeping(value: boolean) {
     Atomics.store(this.words, SLEEPING, value ? 1 : 0);
+  }
+
+  /** Block this thread until the counter moves from `seen` or `ms` pass (the event loop waits too). */
+  napFrom(seen: number, ms: number): void {
+    Atomics.wait(this.words, SEQ, seen, ms);
   }
 
   /** Resolves when the counter moves from `seen` (at once, synchronously reported, if it has). */

@@ -8,7 +8,7 @@ import type { ShmIa } from './ia.js';
 import { Outbound } from './outbound.js';
 import type { Pollable } from './progress.js';
 import type { ShmPz } from './pz.js';
-import { frameBytes } from './ring.js';
+import { frameBytes, SMALL_COPY } from './ring.js';
 import { findWindow } from './window-directory.js';
 
 /** What the payload of the message being received is for. */
@@ -306,7 +306,16 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
 
   #absorb(ring: ConnectionMemory['in'], at: number, length: number): void {
     switch (this.#into) {
-      case Into.RECEIVE:
+      case Into.RECEIVE: {
+        // A small message in one frame into a receive's first segment: copied with no view made.
+        const first = this.#recv!.iov[0];
+        if (length <= SMALL_COPY && length === this.#total && first.length >= length) {
+          ring.copyOut(at, length, first.lmr.bytes, first.offset);
+          break;
+        }
+        ring.take(at, 0, length, this.#toWriter);
+        break;
+      }
       case Into.READ:
         ring.take(at, 0, length, this.#toWriter);
         break;

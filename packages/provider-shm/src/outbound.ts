@@ -33,6 +33,8 @@ interface OutMessage {
  */
 export class Outbound {
   readonly #queue = new Fifo<OutMessage>(16);
+  /** The message being written when the queue is empty: one that fits at once needs no object of its own. */
+  readonly #scratch: OutMessage = { kind: Kind.SEND, total: 0, payload: 0, sent: 0, started: false, arg: 0, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes: undefined, start: 0 };
   /** Frames were published since the peer's doorbell last rang. */
   published = false;
 
@@ -47,18 +49,19 @@ export class Outbound {
 
   /** A request of `total` bytes; `payload` of them (all, or none) travel in the ring from `iov`. */
   request(kind: Kind, iov: Iov, total: number, payload: number, context: bigint, offset: number, immediate: number): void {
-    const lo = Number(context & 0xffffffffn) | 0;
-    const hi = Number(context >> 32n) | 0;
-    this.#add({ kind, total, payload, sent: 0, started: false, arg: immediate | 0, contextLo: lo, contextHi: hi, offset, iov, bytes: undefined, start: 0 });
+    // A send names no window: no BigInt arithmetic for it.
+    const lo = context === 0n ? 0 : Number(context & 0xffffffffn) | 0;
+    const hi = context === 0n ? 0 : Number(context >> 32n) | 0;
+    this.#add(kind, total, payload, immediate | 0, lo, hi, offset, iov, undefined, 0);
   }
 
   ack(count: number, refusal: Refusal): void {
-    this.#add({ kind: Kind.ACK, total: count, payload: 0, sent: 0, started: false, arg: refusal, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes: undefined, start: 0 });
+    this.#add(Kind.ACK, count, 0, refusal, 0, 0, 0, undefined, undefined, 0);
   }
 
   readResponse(bytes: Uint8Array | undefined, start: number, total: number, refusal: Refusal): void {
     const length = refusal === Refusal.NONE ? total : 0;
-    this.#add({ kind: Kind.READ_RESPONSE, total: length, payload: length, sent: 0, started: false, arg: refusal, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes, start });
+    this.#add(Kind.READ_RESPONSE, length, length, refusal, 0, 0, 0, undefined, bytes, start);
   }
 
   /** Write what fits; true if any frame was published. Leaves the ring asking for room when it is full. */
@@ -83,9 +86,32 @@ export class Outbound {
     this.#queue.drain();
   }
 
-  #add(message: OutMessage): void {
-    this.#queue.push(message);
-    if (this.#queue.size === 1) this.pump();
+  #add(kind: Kind, total: number, payload: number, arg: number, contextLo: number, contextHi: number, offset: number, iov: Iov | undefined, bytes: Uint8Array | undefined, start: number): void {
+    if (this.#queue.size > 0) {
+      this.#queue.push({ kind, total, payload, sent: 0, started: false, arg, contextLo, contextHi, offset, iov, bytes, start });
+      return;
+    }
+    const m = this.#scratch;
+    m.kind = kind;
+    m.total = total;
+    m.payload = payload;
+    m.sent = 0;
+    m.started = false;
+    m.arg = arg;
+    m.contextLo = contextLo;
+    m.contextHi = contextHi;
+    m.offset = offset;
+    m.iov = iov;
+    m.bytes = bytes;
+    m.start = start;
+    const done = this.#write(m);
+    if (m.started) this.published = true;
+    m.iov = undefined;
+    m.bytes = undefined;
+    if (done) return;
+    // Part of it (or none) fits: it waits in the queue, as its own object, for room.
+    this.#queue.push({ ...m, iov, bytes });
+    this.pump();
   }
 
   /** As many frames of `m` as fit; true once all of it is in the ring. */
@@ -131,7 +157,7 @@ function putFromIov(ring: SpscRing, at: number, iov: Iov, skip: number, length: 
     }
     const n = Math.min(seg.length - skip, length - placed);
     const from = seg.offset + skip;
-    ring.put(at, placed, seg.lmr.bytes.subarray(from, from + n));
+    ring.putFrom(at, placed, seg.lmr.bytes, from, n);
     placed += n;
     skip = 0;
   }

@@ -10,7 +10,9 @@ import type { IaBase } from './ia-base.js';
 interface Waiter {
   resolve(event: DatEvent): void;
   reject(error: DatError): void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When a timed wait expires (performance.now() ms); undefined for an untimed or settled one. */
+  deadline: number | undefined;
+  timeoutMs: number;
   cleanup: (() => void) | undefined;
 }
 
@@ -27,6 +29,14 @@ export class EvdQueue implements EventDispatcher {
   private notifyScheduled = false;
   private overflowReported = false;
   private readonly roomListeners = new Set<() => void>();
+  /**
+   * One timer for every timed wait of this EVD, armed for the earliest deadline: a wait that is
+   * satisfied in microseconds (a ping-pong with a timeout on each wait) costs no setTimeout and
+   * clearTimeout of its own. Unreferenced while no timed wait is pending, so it holds no process open.
+   */
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Infinity;
+  private timedWaiters = 0;
   /** Endpoints and PSPs that report to this EVD. */
   private users = 0;
   private isFreed = false;
@@ -59,7 +69,7 @@ export class EvdQueue implements EventDispatcher {
     if (this.isFreed) return;
     const waiter = this.waiters.shift();
     if (waiter !== undefined) {
-      settle(waiter);
+      this.settle(waiter);
       waiter.resolve(event);
       return;
     }
@@ -95,13 +105,8 @@ export class EvdQueue implements EventDispatcher {
     if (ready !== undefined) return Promise.resolve(ready);
     if (signal?.aborted) return Promise.reject(interrupted());
     return new Promise<DatEvent>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject, timer: undefined, cleanup: undefined };
-      if (timeoutMs !== undefined) {
-        waiter.timer = setTimeout(() => {
-          this.removeWaiter(waiter);
-          reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `no event within ${timeoutMs} ms`, { argument: 'timeoutMs' }));
-        }, timeoutMs);
-      }
+      const waiter: Waiter = { resolve, reject, deadline: undefined, timeoutMs: 0, cleanup: undefined };
+      if (timeoutMs !== undefined) this.arm(waiter, timeoutMs);
       if (signal !== undefined) {
         const onAbort = (): void => {
           this.removeWaiter(waiter);
@@ -152,11 +157,13 @@ export class EvdQueue implements EventDispatcher {
     this.isFreed = true;
     this.notify = undefined;
     for (let w = this.waiters.shift(); w !== undefined; w = this.waiters.shift()) {
-      settle(w);
+      this.settle(w);
       w.reject(new DatError(DatStatus.INVALID_HANDLE, 'the EVD was freed while waiting', { argument: 'evd', subtype: 'DAT_INVALID_HANDLE_EVD' }));
     }
     this.events.drain();
     this.roomListeners.clear();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   private readonly notifyTask = (): void => {
@@ -176,9 +183,54 @@ export class EvdQueue implements EventDispatcher {
     for (const l of listeners) l();
   }
 
-  /** A waiter gives up (timeout or abort): out of the queue, its timer and abort listener gone with it. */
+  /** A timed wait: the EVD's timer fires by its deadline. */
+  private arm(waiter: Waiter, timeoutMs: number): void {
+    const deadline = performance.now() + timeoutMs;
+    waiter.deadline = deadline;
+    waiter.timeoutMs = timeoutMs;
+    if (this.timedWaiters++ === 0) this.timer?.ref();
+    if (deadline < this.timerAt) this.startTimer(deadline);
+  }
+
+  private startTimer(at: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.expire, Math.max(0, Math.ceil(at - performance.now())));
+  }
+
+  /** The timer fired: every wait past its deadline fails; the timer is armed for the next one. */
+  private readonly expire = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    const expired: Waiter[] = [];
+    let next = Infinity;
+    for (let i = 0; i < this.waiters.size; i++) {
+      const w = this.waiters.at(i)!;
+      if (w.deadline === undefined) continue;
+      if (w.deadline <= now) expired.push(w);
+      else next = Math.min(next, w.deadline);
+    }
+    for (const w of expired) {
+      this.removeWaiter(w);
+      w.reject(new DatError(DatStatus.TIMEOUT_EXPIRED, `no event within ${w.timeoutMs} ms`, { argument: 'timeoutMs' }));
+    }
+    if (next !== Infinity) this.startTimer(next);
+  };
+
+  /** A waiter is done: its deadline no longer counts, its abort listener goes. */
+  private settle(w: Waiter): void {
+    if (w.deadline !== undefined) {
+      w.deadline = undefined;
+      // The timer stays armed (re-arming per wait is what it saves) but holds nothing open.
+      if (--this.timedWaiters === 0) this.timer?.unref();
+    }
+    w.cleanup?.();
+  }
+
+  /** A waiter gives up (timeout or abort): out of the queue, its deadline and abort listener gone with it. */
   private removeWaiter(target: Waiter): void {
-    settle(target);
+    this.settle(target);
     const keep: Waiter[] = [];
     for (let w = this.waiters.shift(); w !== undefined; w = this.waiters.shift()) if (w !== target) keep.push(w);
     for (const w of keep) this.waiters.push(w);
@@ -189,11 +241,6 @@ export class EvdQueue implements EventDispatcher {
       throw new DatError(DatStatus.INVALID_HANDLE, `cannot ${op}: the EVD has been freed`, { argument: 'evd', subtype: 'DAT_INVALID_HANDLE_EVD' });
     }
   }
-}
-
-function settle(w: Waiter): void {
-  if (w.timer !== undefined) clearTimeout(w.timer);
-  w.cleanup?.();
 }
 
 function interrupted(): DatError {
