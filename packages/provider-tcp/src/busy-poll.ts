@@ -1,9 +1,11 @@
 /**
  * MPICH-style busy polling for an event loop. These machines' vCPUs halt as soon as they idle, and
  * every sleep-and-wake costs 30–60 µs (notes/baselines.md), more than a loopback round trip itself.
- * After input arrives, `kick()` keeps the loop turning (one `setImmediate` after another, so libuv
- * polls its sockets with a zero timeout) until `windowUs` microseconds have passed without input:
- * a reply that comes back within the window is read without a wake-up. The price is a busy CPU for
+ * After input arrives, and after requests are written (a reply may follow: a window begun at the
+ * last input can pass during a large payload's write), `kick()` keeps the loop turning (one
+ * `setImmediate` after another, so libuv polls its sockets with a zero timeout) until `windowUs`
+ * microseconds have passed without either: a reply that comes back within the window is read
+ * without a wake-up. The price is a busy CPU for
  * up to that long after each message. A window of 0 never polls.
  */
 export class BusyPoll {
@@ -22,7 +24,7 @@ export class BusyPoll {
     return this.#spinning;
   }
 
-  /** Input arrived: poll for another `windowUs` from now. */
+  /** Input arrived or requests were written: poll for another `windowUs` from now. */
   kick(): void {
     if (this.windowUs <= 0 || this.#closed) return;
     this.#deadline = this.now() + this.windowUs / 1000;

@@ -59,8 +59,8 @@ export interface ConnectionOptions {
   readonly maxPayload: number;
   readonly copyThreshold: number;
   readonly logger: Logger;
-  /** Told of every chunk of input (the IA's busy poller, when `tcp.pollUs` is set). */
-  readonly onInput: (() => void) | undefined;
+  /** Told of every chunk of input and of every write of requests or responses (the IA's busy poller, when `tcp.pollUs` is set). */
+  readonly onTraffic: (() => void) | undefined;
   /** How often a connection whose input is paused writes a probe (ms; 0: never). See `input`. */
   readonly probeMs: number;
 }
@@ -145,7 +145,7 @@ export class TcpConnection implements InputTarget {
   /** Client: the data path starts once ACCEPT arrived (the endpoint calls this from `accepted`). */
   open(host: DataPathHost): DataPath {
     this.phase = Phase.Open;
-    this.data = new DataPath(this.socket, host, this.options.copyThreshold, () => this.resumeInput(), this.options.probeMs);
+    this.data = new DataPath(this.socket, host, this.options.copyThreshold, () => this.resumeInput(), this.options.probeMs, this.options.onTraffic);
     return this.data;
   }
 
@@ -163,7 +163,7 @@ export class TcpConnection implements InputTarget {
    * a peer that is gone fails (its host answers with RST), and the failure closes the connection.
    */
   input(chunk: Uint8Array): boolean {
-    this.options.onInput?.();
+    this.options.onTraffic?.();
     try {
       this.decoder.push(chunk);
     } catch (error) {

@@ -31,7 +31,7 @@ export class TcpIa extends IaBase {
     super(init);
     this.busyPoll = new BusyPoll(pollUs);
     const poll = this.busyPoll;
-    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onInput: pollUs > 0 ? () => poll.kick() : undefined, probeMs: probeIntervalMs(params) };
+    this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onTraffic: pollUs > 0 ? () => poll.kick() : undefined, probeMs: probeIntervalMs(params) };
   }
 
   /** The kit's counters plus the busy poller's: its window in µs (0: it never polls) and the loop turns it has spent. */

@@ -28,7 +28,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['auto', 'on', 'off'],
     default: 'auto',
-    help: "keep the event loop polling for pollUs after input instead of sleeping (MPICH-style progress: a prompt reply is read without a wake-up); auto: when the job's launcher says this host has a CPU for each of its processes (openIa's localProcesses; in-process ranks count as one), as Open MPI polls unless oversubscribed",
+    help: "keep the event loop polling for pollUs after input and after each write of requests instead of sleeping (MPICH-style progress: a prompt reply is read without a wake-up); auto: when the job's launcher says this host has a CPU for each of its processes (openIa's localProcesses; in-process ranks count as one), as Open MPI polls unless oversubscribed",
   },
   {
     name: 'pollUs',
@@ -36,7 +36,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
     default: 200,
     min: 0,
     max: 1_000_000,
-    help: 'how long the event loop keeps polling after input arrives, in microseconds, when busyPoll is on (or auto and each process has a CPU); 0 never polls',
+    help: 'how long the event loop keeps polling after input arrives or requests are written, in microseconds, when busyPoll is on (or auto and each process has a CPU); 0 never polls',
   },
 ];
 

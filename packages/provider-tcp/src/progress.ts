@@ -115,6 +115,8 @@ export class DataPath implements SinkPath {
     private readonly resumeInput: () => void,
     /** How often to probe while input is paused (ms; 0: never). */
     private readonly probeMs = 0,
+    /** Told after a flush that wrote a request or a response (the IA's busy poller: a reply may follow). */
+    private readonly onOutput?: () => void,
   ) {
     this.writer = new FrameWriter(socket, copyThreshold);
     this.flushBytes = socket.writableHighWaterMark;
@@ -215,12 +217,14 @@ export class DataPath implements SinkPath {
     this.unflushedBytes = 0;
     const w = this.writer;
     w.begin();
+    let wrote = this.responses.size > 0;
     this.writeResponses(w);
     if (this.responses.size === 0 && this.stall === 'responses') this.unstall();
     while (w.open && this.responses.size === 0) {
       const req = this.unsent.shift();
       if (req === undefined) break;
       this.writeRequest(w, req);
+      wrote = true;
     }
     // Before our DISCONNECT every request of the peer's carried out here is acknowledged, asked or
     // not: after it nothing can be, and the peer would flush what we kept.
@@ -239,6 +243,9 @@ export class DataPath implements SinkPath {
     if (!w.end()) {
       this.blocked = true;
     }
+    // What we sent may be answered soon: the wait for it starts now, not at our last input (a
+    // large payload's write alone outlasts a polling window that began before it).
+    if (wrote) this.onOutput?.();
     // Everything written is in the kernel now (Node holds nothing back): requests that asked for
     // local completion may complete, in post order, without waiting for the peer's acknowledgement.
     // Otherwise they wait for the drain, whose flush comes back here, or for the acknowledgement.

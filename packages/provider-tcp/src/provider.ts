@@ -37,7 +37,7 @@ export const tcpProvider: DatProvider = {
     const cpus = availableParallelism();
     const pollUs = pollWindowUs(params, local, cpus);
     logger.debug({ interface: params.interface, configured: configured.interface, spansHosts: options.spansHosts === true }, 'listening address');
-    logger.debug({ busyPoll: params.busyPoll, pollUs, localProcesses: local, cpus }, pollUs > 0 ? 'busy polling after input' : 'not busy polling');
+    logger.debug({ busyPoll: params.busyPoll, pollUs, localProcesses: local, cpus }, pollUs > 0 ? 'busy polling after input and writes' : 'not busy polling');
     return new TcpIa(
       {
         provider: tcpProvider,

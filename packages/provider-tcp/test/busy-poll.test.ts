@@ -139,4 +139,35 @@ describe('tcp.busyPoll', () => {
       await b.close();
     }
   });
+
+  it('makes the IA poll after its own send is written too: the answer may come soon', async () => {
+    const jobKey = randomBytes(32);
+    const a = await tcpProvider.openIa({ jobKey });
+    const b = await tcpProvider.openIa({ jobKey, parameters: { busyPoll: 'on', pollUs: 2_000 } });
+    try {
+      const aevd = a.createEvd();
+      const psp = await a.createPspAny(aevd);
+      const aep = a.createEp(a.createPz(), { recv: aevd, request: aevd, connect: aevd });
+      const bevd = b.createEvd();
+      const bpz = b.createPz();
+      const bep = b.createEp(bpz, { recv: bevd, request: bevd, connect: bevd });
+      bep.connect(a.address, psp.connQual);
+      const cr = await aevd.wait({ timeoutMs: 5_000 });
+      if (cr.type !== 'connection-request') throw new Error(`expected a connection request, got ${cr.type}`);
+      cr.request.accept(aep);
+      expect((await bevd.wait({ timeoutMs: 5_000 })).type).toBe('connection-established');
+      const poll = (b as TcpIa).busyPoll;
+      // The handshake's input kicked it: let that window pass first.
+      await vi.waitUntil(() => !poll.active, { timeout: 10_000, interval: 5 });
+      const before = poll.turns;
+      // No receive is posted at `a`: it pauses its input and acknowledges nothing, so only our write can kick.
+      bep.postSend([{ lmr: bpz.registerLmr(new Uint8Array(8), MemAccess.LOCAL), offset: 0, length: 8 }], 's');
+      await vi.waitUntil(() => poll.active || poll.turns > before, { timeout: 10_000, interval: 1 });
+      await vi.waitUntil(() => !poll.active, { timeout: 10_000, interval: 5 });
+      expect(poll.turns).toBeGreaterThan(before);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });
