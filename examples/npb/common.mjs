@@ -69,6 +69,7 @@ export async function kernelArguments(mpi, name, classes, maxRanks) {
   const cls = (process.argv[2] ?? 'S').toUpperCase();
   const usage = async (why) => {
     if (rank === 0) process.stderr.write(`usage: ${name}.mjs [${Object.keys(classes).join('|')}] on a power-of-two number of ranks: ${why}\n`);
+    await mpi.world.barrier(); // rank 0's message is out before any rank's abort ends the job
     return mpi.abort(2, why);
   };
   if (!(cls in classes)) await usage(`unknown class ${process.argv[2]}`);

@@ -25,6 +25,7 @@ const world = mpi.world;
 const cls = (process.argv[2] ?? 'S').toUpperCase();
 if (!(cls in CLASSES)) {
   if (world.rank === 0) process.stderr.write(`usage: ep.mjs [S|W], got ${process.argv[2]}\n`);
+  await world.barrier(); // rank 0's message is out before any rank's abort ends the job
   await mpi.abort(2, 'unknown class');
 }
 const { m, sx: sxRef, sy: syRef } = CLASSES[cls];

@@ -24,6 +24,7 @@ const { rank: me, size } = world;
 const cls = (process.argv[2] ?? 'S').toUpperCase();
 if (!(cls in CLASSES)) {
   if (me === 0) process.stderr.write(`usage: is.mjs [S|W], got ${process.argv[2]}\n`);
+  await world.barrier(); // rank 0's message is out before any rank's abort ends the job
   await mpi.abort(2, 'unknown class');
 }
 const C = CLASSES[cls];
