@@ -5,6 +5,7 @@ import { BusyPoll } from '../src/busy-poll.js';
 import { TcpIa } from '../src/ia.js';
 import { tcpProvider } from '../src/index.js';
 import { pollWindowUs, resolveTcpParameters } from '../src/params.js';
+import { connectedEndpoints } from './pairs.js';
 import { availableParallelism } from 'node:os';
 import { DatError, DatStatus } from '@dapl/core';
 
@@ -99,24 +100,11 @@ describe('tcp.busyPoll', () => {
   });
 
   it('makes the IA poll after input arrives, and stop once the window has passed', async () => {
-    const jobKey = randomBytes(32);
-    const a = await tcpProvider.openIa({ jobKey, parameters: { busyPoll: 'on', pollUs: 2_000 } });
-    const b = await tcpProvider.openIa({ jobKey });
+    const { a, b, server: aep, client: bep, serverEvd: aevd } = await connectedEndpoints({ server: { busyPoll: 'on', pollUs: 2_000 } });
     try {
-      const aevd = a.createEvd();
-      const psp = await a.createPspAny(aevd);
-      const aep = a.createEp(a.createPz(), { recv: aevd, request: aevd, connect: aevd });
-      const bevd = b.createEvd();
-      const bpz = b.createPz();
-      const bep = b.createEp(bpz, { recv: bevd, request: bevd, connect: bevd });
+      const bpz = bep.pz;
       const buf = new Uint8Array(8);
-      const apz = aep.pz;
-      aep.postRecv([{ lmr: apz.registerLmr(buf, MemAccess.LOCAL), offset: 0, length: 8 }], 'r');
-      bep.connect(a.address, psp.connQual);
-      const cr = await aevd.wait({ timeoutMs: 5_000 });
-      if (cr.type !== 'connection-request') throw new Error(`expected a connection request, got ${cr.type}`);
-      cr.request.accept(aep);
-      expect((await bevd.wait({ timeoutMs: 5_000 })).type).toBe('connection-established');
+      aep.postRecv([{ lmr: aep.pz.registerLmr(buf, MemAccess.LOCAL), offset: 0, length: 8 }], 'r');
       expect(a).toBeInstanceOf(TcpIa);
       const poll = (a as TcpIa).busyPoll;
       const before = poll.turns;
@@ -141,21 +129,9 @@ describe('tcp.busyPoll', () => {
   });
 
   it('makes the IA poll after its own send is written too: the answer may come soon', async () => {
-    const jobKey = randomBytes(32);
-    const a = await tcpProvider.openIa({ jobKey });
-    const b = await tcpProvider.openIa({ jobKey, parameters: { busyPoll: 'on', pollUs: 2_000 } });
+    const { a, b, client: bep } = await connectedEndpoints({ client: { busyPoll: 'on', pollUs: 2_000 } });
     try {
-      const aevd = a.createEvd();
-      const psp = await a.createPspAny(aevd);
-      const aep = a.createEp(a.createPz(), { recv: aevd, request: aevd, connect: aevd });
-      const bevd = b.createEvd();
-      const bpz = b.createPz();
-      const bep = b.createEp(bpz, { recv: bevd, request: bevd, connect: bevd });
-      bep.connect(a.address, psp.connQual);
-      const cr = await aevd.wait({ timeoutMs: 5_000 });
-      if (cr.type !== 'connection-request') throw new Error(`expected a connection request, got ${cr.type}`);
-      cr.request.accept(aep);
-      expect((await bevd.wait({ timeoutMs: 5_000 })).type).toBe('connection-established');
+      const bpz = bep.pz;
       const poll = (b as TcpIa).busyPoll;
       // The handshake's input kicked it: let that window pass first.
       await vi.waitUntil(() => !poll.active, { timeout: 10_000, interval: 5 });

@@ -1,39 +1,11 @@
-import { once } from 'node:events';
-import { randomBytes } from 'node:crypto';
-import { connect, createServer, type Server, type Socket } from 'node:net';
-import { DtoStatus, MemAccess, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter } from '@dapl/core';
+import { DtoStatus, MemAccess } from '@dapl/core';
 import type { PostedRecv } from '@dapl/core/provider-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tcpProvider } from '../src/index.js';
 import { RecvSink, type SinkPath } from '../src/payload-sinks.js';
 import { adoptAccepted, DIRECT_READ_BYTES, ReadBuffer } from '../src/read-buffer.js';
+import { closeSockets, connectedEndpoints, next, socketPair, sockets, until } from './pairs.js';
 
-const servers: Server[] = [];
-const sockets: Socket[] = [];
-afterEach(() => {
-  for (const s of sockets.splice(0)) s.destroy();
-  for (const s of servers.splice(0)) s.close();
-});
-
-async function socketPair(): Promise<{ accepted: Socket; client: Socket }> {
-  const server = createServer({ pauseOnConnect: true });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const client = connect((server.address() as { port: number }).port, '127.0.0.1');
-  sockets.push(client);
-  const [accepted] = (await once(server, 'connection')) as [Socket];
-  sockets.push(accepted);
-  return { accepted, client };
-}
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+afterEach(closeSockets);
 
 function pattern(length: number, salt: number): Uint8Array {
   const bytes = new Uint8Array(length);
@@ -106,31 +78,9 @@ describe('tcp direct reads', () => {
   });
 });
 
-async function next(evd: EventDispatcher): Promise<DatEvent> {
-  return evd.wait({ timeoutMs: 5_000 });
-}
-
-async function endpoints(): Promise<{ a: InterfaceAdapter; b: InterfaceAdapter; client: Endpoint; clientEvd: EventDispatcher; server: Endpoint; serverEvd: EventDispatcher }> {
-  const jobKey = randomBytes(32);
-  const a = await tcpProvider.openIa({ jobKey });
-  const b = await tcpProvider.openIa({ jobKey });
-  const serverEvd = a.createEvd();
-  const psp = await a.createPspAny(serverEvd);
-  const server = a.createEp(a.createPz(), { recv: serverEvd, request: serverEvd, connect: serverEvd });
-  const clientEvd = b.createEvd();
-  const client = b.createEp(b.createPz(), { recv: clientEvd, request: clientEvd, connect: clientEvd });
-  client.connect(a.address, psp.connQual);
-  const cr = await next(serverEvd);
-  if (cr.type !== 'connection-request') throw new Error(`expected a connection request, got ${cr.type}`);
-  cr.request.accept(server);
-  expect((await next(clientEvd)).type).toBe('connection-established');
-  expect((await next(serverEvd)).type).toBe('connection-established');
-  return { a, b, client, clientEvd, server, serverEvd };
-}
-
 describe('tcp large payloads end to end', () => {
   it('a 4 MiB send lands at its offset in the posted receive, an RDMA write and read of 1 MiB at theirs', async () => {
-    const { a, b, client, clientEvd, server, serverEvd } = await endpoints();
+    const { a, b, client, clientEvd, server, serverEvd } = await connectedEndpoints();
     try {
       const big = 4 * 1024 * 1024;
       const landing = new Uint8Array(big + 777);

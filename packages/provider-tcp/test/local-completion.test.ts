@@ -1,33 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { DtoStatus, EpState, MemAccess, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess } from '@dapl/core';
 import { describe, expect, it } from 'vitest';
-import { tcpProvider } from '../src/index.js';
-
-async function next(evd: EventDispatcher): Promise<DatEvent> {
-  return evd.wait({ timeoutMs: 5_000 });
-}
-
-/** Two connected tcp endpoints in this process; `client` has one EVD for everything. */
-async function pair(): Promise<{ a: InterfaceAdapter; b: InterfaceAdapter; client: Endpoint; clientEvd: EventDispatcher; server: Endpoint }> {
-  const jobKey = randomBytes(32);
-  const a = await tcpProvider.openIa({ jobKey });
-  const b = await tcpProvider.openIa({ jobKey });
-  const serverEvd = a.createEvd();
-  const psp = await a.createPspAny(serverEvd);
-  const server = a.createEp(a.createPz(), { recv: serverEvd, request: serverEvd, connect: serverEvd });
-  const clientEvd = b.createEvd();
-  const client = b.createEp(b.createPz(), { recv: clientEvd, request: clientEvd, connect: clientEvd });
-  client.connect(a.address, psp.connQual);
-  const cr = await next(serverEvd);
-  if (cr.type !== 'connection-request') throw new Error(`expected a connection request, got ${cr.type}`);
-  cr.request.accept(server);
-  expect((await next(clientEvd)).type).toBe('connection-established');
-  return { a, b, client, clientEvd, server };
-}
+import { connectedEndpoints, next } from './pairs.js';
 
 describe('tcp localCompletion', () => {
   it('completes a write before the peer has acknowledged it, and a refusal found later breaks the connection, naming it', async () => {
-    const { a, b, client, clientEvd, server } = await pair();
+    const { a, b, client, clientEvd, server } = await connectedEndpoints();
     try {
       const target = new Uint8Array(64);
       const readOnly = server.pz.createRmr().bind(server.pz.registerLmr(target, MemAccess.ALL), 0, 64, MemAccess.REMOTE_READ);

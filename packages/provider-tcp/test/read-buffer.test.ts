@@ -1,7 +1,8 @@
 import { once } from 'node:events';
-import { connect, createServer, Socket, type Server } from 'node:net';
+import { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adoptAccepted, READ_BUFFER_BYTES, ReadBuffer, type InputTarget } from '../src/read-buffer.js';
+import { closeSockets, socketPair, sockets, until } from './pairs.js';
 
 /** Records what it is handed (copies, and the buffers the views lie in); may hold on to input. */
 class Recorder implements InputTarget {
@@ -16,38 +17,11 @@ class Recorder implements InputTarget {
   }
 }
 
-const servers: Server[] = [];
-const sockets: Socket[] = [];
-afterEach(() => {
-  for (const s of sockets.splice(0)) s.destroy();
-  for (const s of servers.splice(0)) s.close();
-});
-
-/** A pausing server and a client connected to it: the accepted socket and the client. */
-async function pair(): Promise<{ accepted: Socket; client: Socket }> {
-  const server = createServer({ pauseOnConnect: true });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-  const client = connect(port, '127.0.0.1');
-  sockets.push(client);
-  const [accepted] = (await once(server, 'connection')) as [Socket];
-  sockets.push(accepted);
-  return { accepted, client };
-}
-
-async function until(check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+afterEach(closeSockets);
 
 describe('ReadBuffer and adoptAccepted', () => {
   it('an accepted socket moves into one that reads into the read buffer, every read into the same memory', async () => {
-    const { accepted, client } = await pair();
+    const { accepted, client } = await socketPair();
     const reader = new ReadBuffer();
     const recorder = new Recorder();
     reader.target = recorder;
@@ -68,7 +42,7 @@ describe('ReadBuffer and adoptAccepted', () => {
   });
 
   it('input the target holds on to is not overwritten: the next reads go into a fresh buffer', async () => {
-    const { accepted, client } = await pair();
+    const { accepted, client } = await socketPair();
     const reader = new ReadBuffer();
     const views: Uint8Array[] = [];
     let held = false;
@@ -94,7 +68,7 @@ describe('ReadBuffer and adoptAccepted', () => {
   });
 
   it('a target that answers false stops reading until the socket is resumed', async () => {
-    const { accepted, client } = await pair();
+    const { accepted, client } = await socketPair();
     const reader = new ReadBuffer();
     const recorder = new Recorder();
     recorder.stopAfter = 1;
