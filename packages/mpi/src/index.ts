@@ -19,7 +19,8 @@
 export { ErrorClass, MpiError, isMpiError, type InStatusEntry, type MpiErrorOptions, type StatusLike } from './api/errors.js';
 export { ANY_SOURCE, ANY_TAG, PROC_NULL, UNDEFINED, TAG_UB, ROOT } from './api/constants.js';
 export { Mpi, type MpiInitOptions } from './api/mpi.js';
-export { Comm, type SendOptions, type RecvOptions, type SendrecvOptions } from './api/comm.js';
+export { Comm } from './api/comm.js';
+export type { SendOptions, RecvOptions, SendrecvOptions } from './api/p2p-options.js';
 export { InterComm } from './api/inter-comm.js';
 export type { CollectiveOptions } from './coll/arguments.js';
 export { Request } from './api/request.js';

@@ -8,6 +8,7 @@ import { ErrorClass, MpiError, describeValue } from './errors.js';
 import { CONGRUENT, Group, IDENT, SIMILAR, UNEQUAL, requireGroup } from './group.js';
 import { recvInit, sendInit, type PersistentRequest } from './persistent-request.js';
 import { splitType } from './split-type.js';
+import { requireSendOptions, requireSendrecvOptions, requireSplitArguments, type RecvOptions, type SendOptions, type SendrecvOptions } from './p2p-options.js';
 import type { CartComm } from '../topo/cart-comm.js';
 import type { DistGraphComm, DistGraphOptions, GraphComm } from '../topo/graph-comm.js';
 import type { MpiState } from './mpi-state.js';
@@ -20,34 +21,6 @@ import { Collectives } from '../coll/collectives.js';
 import type { Steps } from '../coll/schedule.js';
 import type { InterComm } from './inter-comm.js';
 import { CollectiveCalls } from './collective-calls.js';
-
-/** MPI's C int, which colours and keys are on the wire. */
-const INT32_MAX = 2 ** 31 - 1;
-const INT32_MIN = -(2 ** 31);
-
-export interface SendOptions extends BufferOptions {
-  /** Default 'standard'. */
-  readonly mode?: 'standard' | 'synchronous' | 'ready' | 'buffered';
-}
-
-/** Options of `recv` and `irecv`: which part of the buffer, and its datatype. */
-export type RecvOptions = BufferOptions;
-
-/** Options of `sendrecv`: the buffer options of its send half and of its receive half. */
-export interface SendrecvOptions {
-  readonly send?: BufferOptions;
-  readonly recv?: BufferOptions;
-}
-
-const SEND_OPTION_KEYS: readonly string[] = [...BUFFER_OPTION_KEYS, 'mode'];
-const SENDRECV_OPTION_KEYS: readonly string[] = ['send', 'recv'];
-
-const MODES: Readonly<Record<string, SendMode>> = {
-  standard: SendMode.STANDARD,
-  synchronous: SendMode.SYNCHRONOUS,
-  ready: SendMode.READY,
-  buffered: SendMode.BUFFERED,
-};
 
 /**
  * A communicator (MPI_Comm): a group and a context, so that its traffic never matches another
@@ -158,11 +131,7 @@ export class Comm extends CollectiveCalls {
   /** `blocking`: the caller waits for this send alone (send, rsend), so the device may buffer it. */
   #send(buf: ArrayBufferView, dest: number, tag: number, options: SendOptions | undefined, blocking: boolean): Request {
     this.#check();
-    const o = requireOptions<SendOptions>(options, 'options', SEND_OPTION_KEYS, blocking ? 'send' : 'isend');
-    const mode = MODES[o.mode ?? 'standard'];
-    if (mode === undefined) {
-      throw new MpiError(ErrorClass.ERR_ARG, `options.mode must be 'standard', 'synchronous', 'ready' or 'buffered', got ${describeValue(o.mode)}`, { argument: 'options.mode' });
-    }
+    const { options: o, mode } = requireSendOptions(options, blocking ? 'send' : 'isend');
     const to = requireDest(dest, this.#peers.size, 'dest');
     const t = requireTag(tag, 'tag');
     const span = bufferSpan(buf, o, 'buf');
@@ -236,7 +205,7 @@ export class Comm extends CollectiveCalls {
     recvtag = ANY_TAG,
     options?: SendrecvOptions,
   ): Promise<Status> {
-    const o = requireOptions<SendrecvOptions>(options, 'options', SENDRECV_OPTION_KEYS, 'sendrecv');
+    const o = requireSendrecvOptions(options);
     const receive = this.irecv(recvbuf, source, recvtag, o.recv);
     // A send that fails (bad arguments now, or later) takes its receive back: no receive of a
     // failed call may stay posted and take a later message into a buffer nobody waits on.
@@ -375,13 +344,7 @@ export class Comm extends CollectiveCalls {
    */
   async split(color: number, key = 0): Promise<Comm | null> {
     this.#check();
-    // Both travel as int32 (MPI's C int): anything wider would wrap on the way.
-    if (color !== UNDEFINED && (typeof color !== 'number' || !Number.isInteger(color) || color < 0 || color > INT32_MAX)) {
-      throw new MpiError(ErrorClass.ERR_ARG, `color must be an integer in [0, ${INT32_MAX}] or UNDEFINED, got ${describeValue(color)}`, { argument: 'color' });
-    }
-    if (typeof key !== 'number' || !Number.isInteger(key) || key < INT32_MIN || key > INT32_MAX) {
-      throw new MpiError(ErrorClass.ERR_ARG, `key must be an integer in [${INT32_MIN}, ${INT32_MAX}], got ${describeValue(key)}`, { argument: 'key' });
-    }
+    requireSplitArguments(color, key, UNDEFINED);
     const [contexts, colors, keys] = await this.#exchange([this.#state.nextContext, color, key]);
     const context = this.#agree(contexts);
     if (color === UNDEFINED) return null;

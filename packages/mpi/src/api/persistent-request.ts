@@ -1,6 +1,6 @@
 import { bufferSpan, type BufferOptions } from './buffer-span.js';
 import { BUFFER_OPTION_KEYS, requireDest, requireOptions, requireRecvTag, requireSource, requireTag } from './check.js';
-import type { SendOptions } from './comm.js';
+import type { SendOptions } from './p2p-options.js';
 import { ErrorClass, MpiError } from './errors.js';
 import { INACTIVE, Request } from './request.js';
 
