@@ -39,6 +39,13 @@ export class RequestWriter {
   /** A request posted with `localCompletion` has been written since the last local completion. */
   localWritten = false;
   private bytesSinceAckRequest = 0;
+  /**
+   * A request written since the last ACK_REQUEST completes only when acknowledged. Requests posted
+   * with `localCompletion` complete once in the kernel: asking the peer to acknowledge them would
+   * cost it a lone ACK frame whenever no request of its own carries the acknowledgement back on
+   * this connection (a bulk transfer's receiver replies on another), and us the read of it.
+   */
+  private ackWanted = false;
 
   constructor(socket: Socket, copyThreshold: number) {
     this.frames = new FrameWriter(socket, copyThreshold);
@@ -74,9 +81,12 @@ export class RequestWriter {
     const remote = req.remote;
     let flags = this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID;
     if (!isRead) {
-      // Ask for an acknowledgement at the end of a burst, and at least every ACK_REQUEST_BYTES.
+      // Ask for an acknowledgement at the end of a burst, and at least every ACK_REQUEST_BYTES,
+      // when a request waits for one.
       this.bytesSinceAckRequest += req.length;
-      if (this.unsent.size === 0 || this.bytesSinceAckRequest >= ACK_REQUEST_BYTES) {
+      if (!req.localCompletion) this.ackWanted = true;
+      if (this.ackWanted && (this.unsent.size === 0 || this.bytesSinceAckRequest >= ACK_REQUEST_BYTES)) {
+        this.ackWanted = false;
         flags |= FrameFlag.ACK_REQUEST;
         this.bytesSinceAckRequest = 0;
       }
