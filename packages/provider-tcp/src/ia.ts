@@ -34,9 +34,10 @@ export class TcpIa extends IaBase {
     this.#connectionOptions = { jobKey, maxPayload: this.limits.maxMessageSize, copyThreshold: params.copyThreshold, logger: this.logger, onTraffic: pollUs > 0 ? () => poll.kick() : undefined, probeMs: probeIntervalMs(params) };
   }
 
-  /** The kit's counters plus the busy poller's: its window in µs (0: it never polls) and the loop turns it has spent. */
+  /** The kit's counters plus the busy poller's: its window in µs (0: it never polls), the loop turns it has spent, and its pauses on a busy host. */
   override counters(): Readonly<Record<string, number>> {
-    return { ...super.counters(), busyPollUs: this.busyPoll.windowUs, busyPollTurns: this.busyPoll.turns };
+    const poll = this.busyPoll;
+    return { ...super.counters(), busyPollUs: poll.windowUs, busyPollTurns: poll.turns, busyPollBackoffs: poll.backoffs };
   }
 
   /**

@@ -28,7 +28,7 @@ export const TCP_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['auto', 'on', 'off'],
     default: 'auto',
-    help: "keep the event loop polling for pollUs after input and after each write of requests instead of sleeping (MPICH-style progress: a prompt reply is read without a wake-up); auto: when the job's launcher says this host has a CPU for each of its processes (openIa's localProcesses; in-process ranks count as one), as Open MPI polls unless oversubscribed",
+    help: "keep the event loop polling for pollUs after input and after each write of requests instead of sleeping (MPICH-style progress: a prompt reply is read without a wake-up); auto: when the job's launcher says this host has a CPU for each of its processes (openIa's localProcesses; in-process ranks count as one), as Open MPI polls unless oversubscribed; either way a process that got less than half a CPU while it spun (a host busy with other work) pauses polling for a second",
   },
   {
     name: 'pollUs',

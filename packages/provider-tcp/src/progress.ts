@@ -1,13 +1,13 @@
 import type { Socket } from 'node:net';
 import type { DatStatus} from '@dapl/core';
 import { DtoStatus, MemAccess } from '@dapl/core';
-import { Fifo, type DtoRequest, type KitPz, type PostedRecv, type RmrTable } from '@dapl/core/provider-kit';
+import type { DtoRequest, KitPz, PostedRecv, RmrTable } from '@dapl/core/provider-kit';
 import { ReadResponseSink, RecvSink, RefusedSink, WriteSink, type DirectSink, type SinkPath } from './payload-sinks.js';
 import { DIRECT_READ_BYTES } from './read-buffer.js';
 import type { FrameSink } from '@dapl/core/provider-kit';
 import { MAX_QUEUED_RESPONSES } from './attr.js';
 import { ProtocolError } from './protocol-error.js';
-import { FrameWriter } from './output.js';
+import { RequestWriter } from './request-writer.js';
 import { FrameFlag, FrameType, nakStatusFromDatStatus, nakStatusToCompletion, type TcpFrameHeader } from './wire/index.js';
 
 /** What the data path needs from its endpoint (the kit's protected helpers, made reachable). */
@@ -24,15 +24,6 @@ export interface DataPathHost {
   onRecvEvdRoom(listener: () => void): void;
 }
 
-interface Response {
-  readonly type: FrameType.READ_RESP | FrameType.NAK;
-  readonly seq: number;
-  readonly status: number;
-  readonly bytes: Uint8Array | undefined;
-}
-
-const OP_FRAME = { send: FrameType.SEND, 'rdma-write': FrameType.RDMA_WRITE, 'rdma-write-immediate': FrameType.RDMA_WRITE_IMM, 'rdma-read': FrameType.READ_REQ } as const;
-
 /** a < b in wrapping 32-bit sequence space. */
 function seqBefore(a: number, b: number): boolean {
   return a !== b && ((b - a) >>> 0) < 0x8000_0000;
@@ -41,9 +32,6 @@ function seqBefore(a: number, b: number): boolean {
 function nextSeq(seq: number): number {
   return seq === 0xffff_ffff ? 1 : seq + 1;
 }
-
-/** A long stream of requests asks for an acknowledgement at least this often (bytes). */
-const ACK_REQUEST_BYTES = 1024 * 1024;
 
 const DISCARD: FrameSink = { write() {}, end() {} };
 
@@ -60,32 +48,19 @@ const DISCARD: FrameSink = { write() {}, end() {} };
  * before any frame carrying an ack, so an ack never overtakes the NAK of an earlier request.
  */
 export class DataPath implements SinkPath {
-  private readonly unsent = new Fifo<DtoRequest>(64);
-  private readonly responses = new Fifo<Response>(16);
-  private readonly writer: FrameWriter;
-  /** The last of the peer's requests carried out here. */
-  private processedSeq = 0;
+  /** What goes out, as frames, and the sequence state they carry. */
+  private readonly out: RequestWriter;
   private expectedSeq = 1;
-  private ackOwed = false;
-  /** The last of our requests put on the wire. */
-  private lastSentSeq = 0;
   private flushScheduled = false;
   /** Payload bytes submitted since the last flush; `flushBytes` of them leave at once (see submit). */
   private unflushedBytes = 0;
   /** A socket's worth: its high-water mark, read once (the socket's getter is not free per message). */
   private readonly flushBytes: number;
-  /** The peer flagged a request it wants acknowledged (and no frame of ours has carried the ack yet). */
-  private ackRequested = false;
-  private bytesSinceAckRequest = 0;
-  /** A request posted with `localCompletion` has been written since the last local completion. */
-  private localWritten = false;
   /** Every byte of our requests up to this one is in the kernel (set by the flush that saw it so). */
   private inKernelSeq = 0;
   /** The newest request completed locally (0: none), so a later refusal of it is told apart. */
   private lastLocalSeq = 0;
   private blocked = false;
-  /** The next flush writes an ACK whatever it owes (`probe`). */
-  private probeDue = false;
   private closing = false;
   /**
    * Our DISCONNECT and half-close are written (`ended`): nothing more can be. A request of the
@@ -118,7 +93,7 @@ export class DataPath implements SinkPath {
     /** Told after a flush that wrote a request or a response (the IA's busy poller: a reply may follow). */
     private readonly onOutput?: () => void,
   ) {
-    this.writer = new FrameWriter(socket, copyThreshold);
+    this.out = new RequestWriter(socket, copyThreshold);
     this.flushBytes = socket.writableHighWaterMark;
     socket.on('drain', () => {
       this.blocked = false;
@@ -136,7 +111,7 @@ export class DataPath implements SinkPath {
    * DAT alike in an in-process A/B; bench/RESULTS.md, session 13).
    */
   submit(request: DtoRequest): void {
-    this.unsent.push(request);
+    this.out.unsent.push(request);
     // A read request carries no payload of ours.
     if (request.op !== 'rdma-read') this.unflushedBytes += request.length;
     if (this.unflushedBytes >= this.flushBytes && !this.blocked) return this.flush();
@@ -149,7 +124,7 @@ export class DataPath implements SinkPath {
    * is pending: that one fails the same way.
    */
   probe(): void {
-    this.probeDue = true;
+    this.out.probeDue = true;
     this.flush();
   }
 
@@ -176,8 +151,8 @@ export class DataPath implements SinkPath {
   stop(): void {
     this.closed = true;
     this.stopProbing();
-    this.unsent.drain();
-    this.responses.drain();
+    this.out.unsent.drain();
+    this.out.responses.drain();
     // A receive taken for a SEND whose payload never finished is no longer on the endpoint's
     // queue: flush it here, first, as the oldest.
     const held = this.recvSink.abandon();
@@ -215,22 +190,23 @@ export class DataPath implements SinkPath {
     // the connection ended our side.
     if (this.blocked || this.closed || this.socket.destroyed || this.socket.writableEnded) return;
     this.unflushedBytes = 0;
-    const w = this.writer;
+    const out = this.out;
+    const w = out.frames;
     w.begin();
-    let wrote = this.responses.size > 0;
-    this.writeResponses(w);
-    if (this.responses.size === 0 && this.stall === 'responses') this.unstall();
-    while (w.open && this.responses.size === 0) {
-      const req = this.unsent.shift();
+    let wrote = out.responses.size > 0;
+    out.writeResponses();
+    if (out.responses.size === 0 && this.stall === 'responses') this.unstall();
+    while (w.open && out.responses.size === 0) {
+      const req = out.unsent.shift();
       if (req === undefined) break;
-      this.writeRequest(w, req);
+      out.writeRequest(req);
       wrote = true;
     }
     // Before our DISCONNECT every request of the peer's carried out here is acknowledged, asked or
     // not: after it nothing can be, and the peer would flush what we kept.
-    if (((this.ackOwed && (this.ackRequested || this.closing)) || this.probeDue) && w.open && this.responses.size === 0) this.writeAck(w);
-    if (this.closing && this.unsent.size === 0 && this.responses.size === 0 && w.open) {
-      w.header(FrameType.DISCONNECT, 0, 0, 0, 0, 0, 0, 0n, 0n);
+    if (((out.ackOwed && (out.ackRequested || this.closing)) || out.probeDue) && w.open && out.responses.size === 0) out.writeAck();
+    if (this.closing && out.unsent.size === 0 && out.responses.size === 0 && w.open) {
+      out.writeDisconnect();
       this.closing = false;
       this.halfClosed = true;
       w.end();
@@ -249,29 +225,12 @@ export class DataPath implements SinkPath {
     // Everything written is in the kernel now (Node holds nothing back): requests that asked for
     // local completion may complete, in post order, without waiting for the peer's acknowledgement.
     // Otherwise they wait for the drain, whose flush comes back here, or for the acknowledgement.
-    if (this.localWritten && this.socket.writableLength === 0) {
-      this.localWritten = false;
+    if (out.localWritten && this.socket.writableLength === 0) {
+      out.localWritten = false;
       // Captured now: a flush later in this task may write more that Node still holds.
-      this.inKernelSeq = this.lastSentSeq;
+      this.inKernelSeq = out.lastSentSeq;
       queueMicrotask(this.completeLocal);
     }
-  }
-
-  /** Queued responses, in order, until the socket wants a drain (`all`: every one, past it). */
-  private writeResponses(w: FrameWriter, all = false): void {
-    for (let r = this.responses.shift(); r !== undefined; r = this.responses.shift()) {
-      w.header(r.type, 0, r.status, r.bytes?.length ?? 0, r.seq, 0, 0, 0n, 0n);
-      if (r.bytes !== undefined) w.payload(r.bytes, 0, r.bytes.length);
-      if (!w.open && !all) break;
-    }
-  }
-
-  /** A lone ACK; it acknowledges nothing until one of the peer's requests was carried out (a probe's may not). */
-  private writeAck(w: FrameWriter): void {
-    w.header(FrameType.ACK, this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID, 0, 0, 0, this.processedSeq, 0, 0n, 0n);
-    this.ackOwed = false;
-    this.ackRequested = false;
-    this.probeDue = false;
   }
 
   /**
@@ -282,11 +241,11 @@ export class DataPath implements SinkPath {
    */
   answerDisconnect(): void {
     if (this.closed || this.socket.destroyed || this.socket.writableEnded) return;
-    const w = this.writer;
-    w.begin();
-    this.writeResponses(w, true);
-    if (this.ackOwed) this.writeAck(w);
-    w.end();
+    const out = this.out;
+    out.frames.begin();
+    out.writeResponses(true);
+    if (out.ackOwed) out.writeAck();
+    out.frames.end();
   }
 
   /** Complete the oldest requests while they asked for local completion and have left in full. */
@@ -298,39 +257,6 @@ export class DataPath implements SinkPath {
       this.host.completeRequest(DtoStatus.SUCCESS);
     }
   };
-
-  private writeRequest(w: FrameWriter, req: DtoRequest): void {
-    const type = OP_FRAME[req.op];
-    const isRead = type === FrameType.READ_REQ;
-    const remote = req.remote;
-    let flags = this.processedSeq === 0 ? 0 : FrameFlag.ACK_VALID;
-    if (!isRead) {
-      // Ask for an acknowledgement at the end of a burst, and at least every ACK_REQUEST_BYTES.
-      this.bytesSinceAckRequest += req.length;
-      if (this.unsent.size === 0 || this.bytesSinceAckRequest >= ACK_REQUEST_BYTES) {
-        flags |= FrameFlag.ACK_REQUEST;
-        this.bytesSinceAckRequest = 0;
-      }
-    }
-    w.header(
-      type,
-      flags,
-      0,
-      isRead ? 0 : req.length,
-      req.seq,
-      this.processedSeq,
-      isRead ? req.length : req.immediate,
-      remote === undefined ? 0n : remote.rmrContext,
-      remote === undefined ? 0n : BigInt(remote.targetOffset),
-    );
-    this.ackOwed = false;
-    this.ackRequested = false;
-    this.lastSentSeq = req.seq;
-    if (req.localCompletion) this.localWritten = true;
-    if (!isRead) {
-      for (const seg of req.iov) w.payload(seg.lmr.bytes, seg.offset, seg.length);
-    }
-  }
 
   // ---- incoming --------------------------------------------------------------------------
 
@@ -389,7 +315,7 @@ export class DataPath implements SinkPath {
 
   /** @internal */
   processed(seq: number): void {
-    this.processedSeq = seq;
+    this.out.processedSeq = seq;
     this.expectedSeq = nextSeq(seq);
   }
 
@@ -398,14 +324,15 @@ export class DataPath implements SinkPath {
    * goes out only if the initiator asked for one (ACK_REQUEST) and no reply carried it.
    */
   owe(requested: boolean): void {
-    this.ackOwed = true;
-    if (requested) this.ackRequested = true;
-    if (this.ackRequested) this.scheduleFlush();
+    const out = this.out;
+    out.ackOwed = true;
+    if (requested) out.ackRequested = true;
+    if (out.ackRequested) this.scheduleFlush();
   }
 
   /** @internal */
   respond(seq: number, type: FrameType.READ_RESP | FrameType.NAK, status: number, bytes: Uint8Array | undefined): void {
-    this.responses.push({ type, seq, status, bytes });
+    this.out.responses.push({ type, seq, status, bytes });
     this.scheduleFlush();
   }
 
@@ -437,7 +364,7 @@ export class DataPath implements SinkPath {
 
   private onReadRequest(h: TcpFrameHeader): FrameSink | 'pause' {
     this.checkSeq(h);
-    if (this.responses.size >= MAX_QUEUED_RESPONSES) {
+    if (this.out.responses.size >= MAX_QUEUED_RESPONSES) {
       this.stall = 'responses';
       return 'pause';
     }
@@ -482,7 +409,7 @@ export class DataPath implements SinkPath {
 
   /** Cumulative ack: every request up to `ack` succeeded at the target. */
   private acknowledge(ack: number): string | undefined {
-    if (this.lastSentSeq === 0 || seqBefore(this.lastSentSeq, ack)) return `acknowledgement ${ack} of a request never sent`;
+    if (this.out.lastSentSeq === 0 || seqBefore(this.out.lastSentSeq, ack)) return `acknowledgement ${ack} of a request never sent`;
     for (let head = this.host.peekRequest(); head !== undefined && !seqBefore(ack, head.seq); head = this.host.peekRequest()) {
       if (head.op === 'rdma-read') return `acknowledgement ${ack} covers read ${head.seq}, which has no response yet`;
       this.host.completeRequest(DtoStatus.SUCCESS);
@@ -492,7 +419,7 @@ export class DataPath implements SinkPath {
 
   /** A NAK or read response for `seq` acknowledges every request before it. */
   private completeBefore(seq: number): string | undefined {
-    if (this.lastSentSeq === 0 || seqBefore(this.lastSentSeq, seq)) return `response ${seq} to a request never sent`;
+    if (this.out.lastSentSeq === 0 || seqBefore(this.out.lastSentSeq, seq)) return `response ${seq} to a request never sent`;
     for (let head = this.host.peekRequest(); head !== undefined && seqBefore(head.seq, seq); head = this.host.peekRequest()) {
       if (head.op === 'rdma-read') return `response ${seq} skips read ${head.seq}`;
       this.host.completeRequest(DtoStatus.SUCCESS);

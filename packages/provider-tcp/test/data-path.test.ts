@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { isFrameError, type DtoRequest, type FrameSink } from '@dapl/core/provider-kit';
 import { DataPath, type DataPathHost } from '../src/progress.js';
-import { decodeHeader, FrameType, HEADER_SIZE, type TcpFrameHeader } from '../src/wire/index.js';
+import { decodeHeader, FrameFlag, FrameType, HEADER_SIZE, type TcpFrameHeader } from '../src/wire/index.js';
 
 const HIGH_WATER = 256 * 1024;
 const PAYLOAD = 64 * 1024;
@@ -24,17 +24,22 @@ class RecordingSocket extends EventEmitter {
     return this.writableLength < this.writableHighWaterMark;
   }
 
-  /** The frame types written so far, in order (payloads skipped by their header's length). */
+  /** The frame types written so far, in order. */
   frames(): FrameType[] {
+    return this.headers().map((h) => h.type);
+  }
+
+  /** The frame headers written so far, in order (payloads skipped by their header's length). */
+  headers(): TcpFrameHeader[] {
     const bytes = Buffer.concat(this.chunks);
-    const types: FrameType[] = [];
+    const headers: TcpFrameHeader[] = [];
     for (let at = 0; at < bytes.length; ) {
       const header = decodeHeader(bytes.subarray(at), { maxPayload: 1 << 30 });
       if (isFrameError(header)) throw new Error(header.message);
-      types.push(header.type);
+      headers.push(header);
       at += HEADER_SIZE + header.payloadLength;
     }
-    return types;
+    return headers;
   }
 }
 
@@ -108,6 +113,31 @@ describe('tcp data path output', () => {
 });
 
 describe('tcp data path, local completion', () => {
+  const asksForAck = (h: TcpFrameHeader) => (h.flags & FrameFlag.ACK_REQUEST) !== 0;
+
+  it('asks for no acknowledgement of requests that complete locally, so the peer writes no lone ACK for them', async () => {
+    const { socket, submit } = dataPath();
+    submit(request('send', 1000, true));
+    await nextTurn();
+    submit(request('rdma-write', 1000, true));
+    submit(request('send', 1000, true));
+    await nextTurn();
+    expect(socket.frames()).toEqual([FrameType.SEND, FrameType.RDMA_WRITE, FrameType.SEND]);
+    expect(socket.headers().map(asksForAck)).toEqual([false, false, false]);
+  });
+
+  it('asks at the end of a burst holding a request that waits for the acknowledgement, even when the last completes locally', async () => {
+    const { socket, submit } = dataPath();
+    submit(request('send', 1000));
+    submit(request('send', 1000, true));
+    await nextTurn();
+    submit(request('rdma-write', 1000, true));
+    await nextTurn();
+    submit(request('rdma-write', 1000));
+    await nextTurn();
+    expect(socket.headers().map(asksForAck)).toEqual([false, true, false, true]);
+  });
+
   it('completes requests that asked for it once the socket has taken all that was written, in post order', async () => {
     const { socket, submit, completed } = dataPath();
     const a = request('rdma-write', 1000, true);

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { FrameWriter } from '../src/output.js';
+import { FrameWriter } from '../src/frame-writer.js';
 import { decodeHeader, FrameType, HEADER_SIZE } from '../src/wire/index.js';
 
 /**
