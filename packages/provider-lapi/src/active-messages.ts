@@ -98,9 +98,7 @@ export class LapiActiveMessages implements ActiveMessages {
     const fabric = this.fabric;
     fabric.kernel.schedule(this.charge(), () => {
       if (!live(op)) return this.settle(op);
-      const arrival = fabric.send(src.node, op.dst.node, wire, fabric.kernel.now);
-      this.originReusable(op);
-      fabric.kernel.schedule(arrival, () => {
+      fabric.send(src.node, op.dst.node, wire, fabric.kernel.now, () => {
         if (!live(op)) return this.settle(op);
         const am = op.dst.ia.am;
         const placed = am.place(op.dst, handler, header, bytes, src.node);
@@ -114,7 +112,8 @@ export class LapiActiveMessages implements ActiveMessages {
           am.targetArrived(op);
           this.ack(op);
         });
-      });
+      }, undefined);
+      this.originReusable(op);
     });
   }
 
@@ -129,9 +128,7 @@ export class LapiActiveMessages implements ActiveMessages {
     const fabric = this.fabric;
     fabric.kernel.schedule(this.charge(), () => {
       if (!live(op)) return this.settle(op);
-      const arrival = fabric.send(src.node, op.dst.node, length, fabric.kernel.now);
-      this.originReusable(op);
-      fabric.kernel.schedule(arrival, () => {
+      fabric.send(src.node, op.dst.node, length, fabric.kernel.now, () => {
         if (!live(op)) return this.settle(op);
         const dst = op.dst;
         const grant = dst.ia.rmrTable.check(remote.rmrContext, dst.pz, remote.targetOffset, length, MemAccess.REMOTE_WRITE);
@@ -142,7 +139,8 @@ export class LapiActiveMessages implements ActiveMessages {
           dst.ia.am.targetArrived(op);
           this.ack(op);
         });
-      });
+      }, undefined);
+      this.originReusable(op);
     });
   }
 
@@ -155,7 +153,7 @@ export class LapiActiveMessages implements ActiveMessages {
     const fabric = this.fabric;
     fabric.kernel.schedule(this.charge(), () => {
       if (!live(op)) return this.settle(op);
-      fabric.kernel.schedule(fabric.send(src.node, op.dst.node, 0, fabric.kernel.now), () => {
+      fabric.send(src.node, op.dst.node, 0, fabric.kernel.now, () => {
         if (!live(op)) return this.settle(op);
         const dst = op.dst;
         const handled = fabric.receive(dst.node, 0, fabric.kernel.now);
@@ -163,11 +161,10 @@ export class LapiActiveMessages implements ActiveMessages {
         if (typeof grant === 'string') return this.nak(op, grant, `get of ${length} bytes refused by ${dst.ia.address}'s window`, handled);
         // The target's HAL copies the memory out now; the origin sees the bytes when they arrive.
         const bytes = grant.bytes.slice(grant.start, grant.start + length);
-        const replied = fabric.send(dst.node, src.node, length, handled);
         fabric.kernel.schedule(handled, () => {
           if (live(op)) dst.ia.am.targetArrived(op);
         });
-        fabric.kernel.schedule(replied, () => {
+        fabric.send(dst.node, src.node, length, handled, () => {
           if (!live(op)) return this.settle(op);
           new IovWriter(into).write(bytes);
           fabric.kernel.schedule(fabric.receive(src.node, length, fabric.kernel.now), () => {
@@ -176,8 +173,8 @@ export class LapiActiveMessages implements ActiveMessages {
             (op.counters?.origin as LapiAmCounter | undefined)?.increment();
             (op.counters?.completion as LapiAmCounter | undefined)?.increment();
           });
-        });
-      });
+        }, undefined);
+      }, undefined);
     });
   }
 
@@ -206,28 +203,28 @@ export class LapiActiveMessages implements ActiveMessages {
       };
       fabric.kernel.schedule(this.charge(), () => {
         if (!live(o)) return broken();
-        fabric.kernel.schedule(fabric.send(src.node, o.dst.node, RMW_REQUEST_BYTES, fabric.kernel.now), () => {
+        fabric.send(src.node, o.dst.node, RMW_REQUEST_BYTES, fabric.kernel.now, () => {
           if (!live(o)) return broken();
           const dst = o.dst;
           const handled = fabric.receive(dst.node, RMW_REQUEST_BYTES, fabric.kernel.now) + fabric.params.rmwNs;
           const grant = dst.ia.rmrTable.check(remote.rmrContext, dst.pz, remote.targetOffset, remote.length, MemAccess.REMOTE_READ | MemAccess.REMOTE_WRITE);
           if (typeof grant === 'string') {
             const message = `rmw ${op} on ${remote.length} bytes refused by ${dst.ia.address}'s window`;
-            return fabric.kernel.schedule(fabric.send(dst.node, src.node, 0, handled), () => {
+            return fabric.send(dst.node, src.node, 0, handled, () => {
               this.settle(o);
               reject(new DatError(grant, message));
-            });
+            }, undefined);
           }
           // Applied when the target's dispatcher handles it: nothing else touches the word between read and write.
           const old = applyRmw(grant.bytes, grant.start, remote.length, op, operand, compare);
-          fabric.kernel.schedule(fabric.send(dst.node, src.node, RMW_REPLY_BYTES, handled), () => {
+          fabric.send(dst.node, src.node, RMW_REPLY_BYTES, handled, () => {
             if (o.src.gen !== o.srcGen) return broken();
             fabric.kernel.schedule(fabric.receive(src.node, RMW_REPLY_BYTES, fabric.kernel.now), () => {
               this.settle(o);
               resolve(old);
             });
-          });
-        });
+          }, undefined);
+        }, undefined);
       });
     });
   }
@@ -343,30 +340,28 @@ export class LapiActiveMessages implements ActiveMessages {
 
   /** Settle `op` when a reply from its target would reach the origin. */
   private settleAfterReply(op: Op): void {
-    const kernel = this.fabric.kernel;
-    kernel.schedule(this.fabric.send(op.dst.node, op.src.node, 0, kernel.now), () => this.settle(op));
+    this.fabric.send(op.dst.node, op.src.node, 0, this.fabric.kernel.now, () => this.settle(op), undefined);
   }
 
   /** LAPI's internal acknowledgement: the completion counter at the origin once it is in. */
   private ack(op: Op): void {
     const fabric = this.fabric;
     const kernel = fabric.kernel;
-    kernel.schedule(fabric.send(op.dst.node, op.src.node, 0, kernel.now), () => {
+    fabric.send(op.dst.node, op.src.node, 0, kernel.now, () => {
       if (op.src.gen !== op.srcGen) return this.settle(op);
       kernel.schedule(fabric.receive(op.src.node, 0, kernel.now), () => {
         this.settle(op);
         if (op.src.gen === op.srcGen) (op.counters?.completion as LapiAmCounter | undefined)?.increment();
       });
-    });
+    }, undefined);
   }
 
   /** A refusal at the target travels back like an ack and is raised at the origin; no counter moves. */
   private nak(op: Op, status: DatStatus, message: string, atNs = this.fabric.kernel.now): void {
-    const kernel = this.fabric.kernel;
-    kernel.schedule(this.fabric.send(op.dst.node, op.src.node, 0, atNs), () => {
+    this.fabric.send(op.dst.node, op.src.node, 0, atNs, () => {
       this.settle(op);
       if (op.src.gen === op.srcGen) op.src.asyncError(status, message);
-    });
+    }, undefined);
   }
 
   /** The LAPI call's CPU cost, charged to the caller; returns when it is done. */

@@ -33,13 +33,17 @@ export class LapiFabric extends SimFabric<LapiParameters> {
   }
 
   /**
-   * Send `bytes` from `src` to `dst`, the LAPI call done at `startNs`: the HAL copies each packet into
-   * a pinned network buffer (Banikazemi et al. §2) and the adapter DMAs it out (Banikazemi et al. §2), pipelined per packet; the
-   * switch then carries the packets. Returns when the message has been received by `dst`'s adapter
-   * and, in interrupt mode, the interrupt has woken the dispatcher there (after the handler's wait for
-   * more packets, `interruptDelayNs`).
+   * Send `bytes` from `src` to `dst`, the LAPI call done at `startNs`, and run `then(arg)` when the
+   * message has been received by `dst`'s adapter and, in interrupt mode, the interrupt has woken the
+   * dispatcher there (after the handler's wait for more packets, `interruptDelayNs`). The HAL copies
+   * each packet into a pinned network buffer (Banikazemi et al. §2) and the adapter DMAs it out
+   * (Banikazemi et al. §2), pipelined per packet, in the order of the calls; the switch then carries the
+   * packets. The switch is booked when the first packet goes onto it, not at the call: it is
+   * packet-switched (Banikazemi et al. §1), so a message whose packets reach a port first goes first,
+   * whichever LAPI call came first (a short message must not queue behind a long one that a busy
+   * sender will only start later).
    */
-  send(src: number, dst: number, bytes: number, startNs: number): number {
+  send<A>(src: number, dst: number, bytes: number, startNs: number, then: (arg: A) => void, arg: A): void {
     const p = this.params;
     const { packets, first, last } = this.split(bytes);
     const begin = Math.max(startNs, this.sendFree[src]);
@@ -51,6 +55,13 @@ export class LapiFabric extends SimFabric<LapiParameters> {
     this.sendFree[src] = doneAt;
     // The switch must not overtake the adapter: the last packet leaves no earlier than it was DMA'd.
     const wireStart = Math.max(firstAt, doneAt - this.network.serializationNs(bytes));
+    const message: OnWire<A> = { fabric: this, src, dst, bytes, wireStart, then, arg };
+    this.kernel.schedule(Math.max(wireStart, this.kernel.now), onWire as (m: OnWire<unknown>) => void, message as OnWire<unknown>);
+  }
+
+  /** When the message is on the switch (see `send`): book it there and deliver it at its arrival. */
+  arrival(src: number, dst: number, bytes: number, wireStart: number): number {
+    const p = this.params;
     const t = this.network.transfer(src, dst, bytes, wireStart);
     return t.arrivesAt + (p.mode === 'interrupt' ? p.interruptNs + p.interruptDelayNs : 0);
   }
@@ -91,4 +102,19 @@ export class LapiFabric extends SimFabric<LapiParameters> {
     const first = Math.min(bytes, this.payloadBytes);
     return { packets, first, last: bytes - (packets - 1) * this.payloadBytes };
   }
+}
+
+/** A message between its LAPI call and the switch (LapiFabric.send). */
+interface OnWire<A> {
+  readonly fabric: LapiFabric;
+  readonly src: number;
+  readonly dst: number;
+  readonly bytes: number;
+  readonly wireStart: number;
+  readonly then: (arg: A) => void;
+  readonly arg: A;
+}
+
+function onWire(m: OnWire<unknown>): void {
+  m.fabric.kernel.schedule(m.fabric.arrival(m.src, m.dst, m.bytes, m.wireStart), m.then, m.arg);
 }

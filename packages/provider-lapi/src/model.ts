@@ -9,7 +9,12 @@
  * all of them are provider parameters (params.ts). Times are in ns, speeds in bytes per ns (= GB/s).
  */
 export const LAPI_MODEL = {
-  /** Banikazemi et al. §1 the SP switch gives "up to 160 MB/s" between each pair of nodes: 160 MB/s = 0.16 bytes/ns. */
+  /**
+   * Banikazemi et al. §1 the SP switch gives "up to 160 MB/s" between each pair of nodes: 160 MB/s = 0.16 bytes/ns,
+   * each way. Its links are full duplex, a channel each way (IBM, "RS/6000 SP and Clustered IBM eServer pSeries
+   * Systems Handbook", SG24-5596-02, §5.2.1-5.2.2), so the paper's "bi-directional" rate is not one link the two
+   * directions share (80 MB/s a direction would be below the paper's own 83.35 MB/s MPI-LAPI bandwidth).
+   */
   switchBytesPerNs: 0.16,
   /**
    * Not from the papers: the SP switch packet size. The paper does not give it; switch packets of the

@@ -66,12 +66,12 @@ function issue(f: Flight): void {
   const now = kernel.now;
   const req = f.req;
   if (req.op === 'rdma-read') {
-    kernel.schedule(fabric.send(f.src.node, f.dst.node, 0, now), getArrives, f);
+    fabric.send(f.src.node, f.dst.node, 0, now, getArrives, f);
     return;
   }
-  kernel.schedule(fabric.send(f.src.node, f.dst.node, req.length, now), arrives, f);
+  fabric.send(f.src.node, f.dst.node, req.length, now, arrives, f);
   // The notification Amsend follows the Put from the same node, so it is noticed after the Put.
-  if (req.op === 'rdma-write-immediate') kernel.schedule(fabric.send(f.src.node, f.dst.node, 0, now), notificationArrives, f);
+  if (req.op === 'rdma-write-immediate') fabric.send(f.src.node, f.dst.node, 0, now, notificationArrives, f);
 }
 
 /** An Amsend or Put noticed at the target. */
@@ -133,7 +133,7 @@ function nak(f: Flight, atNs: number, outcome: DtoOutcome): void {
 /** LAPI's internal acknowledgement back to the origin (it updates the completion counter). */
 function ack(f: Flight, atNs: number, outcome: DtoOutcome): void {
   const fabric = f.src.fabric;
-  fabric.kernel.schedule(fabric.send(f.dst.node, f.src.node, 0, atNs), ackArrives, { f, outcome });
+  fabric.send(f.dst.node, f.src.node, 0, atNs, ackArrives, { f, outcome });
 }
 
 function ackArrives(x: InitiatorDone<Flight>): void {
@@ -153,7 +153,7 @@ function getArrives(f: Flight): void {
   if (typeof grant === 'string') return nak(f, handled, { status: DtoStatus.REMOTE_ACCESS, reason: grant });
   // The target's HAL copies the memory out now; the origin sees the bytes when they arrive.
   const bytes = grant.bytes.slice(grant.start, grant.start + req.length);
-  fabric.kernel.schedule(fabric.send(f.dst.node, f.src.node, req.length, handled), getReplyArrives, { f, bytes });
+  fabric.send(f.dst.node, f.src.node, req.length, handled, getReplyArrives, { f, bytes });
 }
 
 function getReplyArrives(x: ReadResponse<Flight>): void {
