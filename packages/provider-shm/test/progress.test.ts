@@ -1,0 +1,67 @@
+// The progress engines of a thread poll in one chain of microtask turns: two IAs of one thread,
+// both polling, keep each other's messages moving, and the chain gives the event loop its turn
+// while they do, so timers fire in the middle of a sustained exchange.
+import { randomBytes } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemAccess, type InterfaceAdapter } from '@dapl/core';
+import { shmProvider } from '../src/index.js';
+
+const opened: InterfaceAdapter[] = [];
+afterEach(async () => {
+  for (const ia of opened.splice(0)) await ia.close();
+});
+
+/** Two connected endpoints on two IAs of this thread, both polling (spin on). */
+async function pollingPair() {
+  const jobKey = randomBytes(32);
+  const sides = [];
+  for (let i = 0; i < 2; i++) {
+    const ia = await shmProvider.openIa({ jobKey, parameters: { spin: 'on', spinUs: 1000 } });
+    opened.push(ia);
+    const pz = ia.createPz();
+    const evds = { recv: ia.createEvd(), request: ia.createEvd(), connect: ia.createEvd() };
+    const lmr = pz.registerLmr(new Uint8Array(4), MemAccess.LOCAL);
+    sides.push({ ia, ep: ia.createEp(pz, evds), evds, lmr, iov: [{ lmr, offset: 0, length: 4 }] });
+  }
+  const listen = sides[1].ia.createEvd();
+  const psp = await sides[1].ia.createPspAny(listen);
+  sides[0].ep.connect(sides[1].ia.address, psp.connQual);
+  const request = await listen.wait({ timeoutMs: 10_000 });
+  if (request.type !== 'connection-request') throw new Error(request.type);
+  request.request.accept(sides[1].ep);
+  await Promise.all(sides.map((s) => s.evds.connect.wait({ timeoutMs: 10_000 })));
+  return sides;
+}
+
+describe('shm: the thread polling chain', () => {
+  it('two polling IAs of one thread ping-pong in order, and a timer fires during the exchange', async () => {
+    const sides = await pollingPair();
+    const ROUND_TRIPS = 5000;
+    let done = 0;
+    let timerFiredAfter = -1;
+    setTimeout(() => (timerFiredAfter = done), 1);
+    const view = (s: (typeof sides)[number]) => new DataView(s.lmr.bytes.buffer, s.lmr.bytes.byteOffset, 4);
+    const run = async (s: (typeof sides)[number], first: boolean) => {
+      const seen: number[] = [];
+      for (let i = 0; i < ROUND_TRIPS; i++) {
+        s.ep.postRecv(s.iov, i);
+        if (first) {
+          view(s).setUint32(0, i);
+          s.ep.postSend(s.iov, i, { suppressCompletion: true });
+        }
+        const event = await s.evds.recv.wait({ timeoutMs: 10_000 });
+        if (event.type !== 'dto-completion') throw new Error(`expected a completion, got ${event.type}`);
+        seen.push(view(s).getUint32(0));
+        if (!first) s.ep.postSend(s.iov, i, { suppressCompletion: true });
+        else done++;
+      }
+      return seen;
+    };
+    const [back, there] = await Promise.all([run(sides[0], true), run(sides[1], false)]);
+    const expected = Array.from({ length: ROUND_TRIPS }, (_, i) => i);
+    expect(there).toEqual(expected);
+    expect(back).toEqual(expected);
+    expect(timerFiredAfter).toBeGreaterThanOrEqual(0);
+    expect(timerFiredAfter).toBeLessThan(ROUND_TRIPS);
+  });
+});
