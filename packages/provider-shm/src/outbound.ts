@@ -81,7 +81,7 @@ export class Outbound {
       if (!done) {
         this.ring.wantRoom();
         // The consumer may have freed room between our look and the request: look again.
-        if (this.ring.room() >= FRAME_HEADER_BYTES + FRAME_ALIGN) continue;
+        if (this.ring.roomWanted) continue;
         break;
       }
       this.#queue.shift();

@@ -2,7 +2,8 @@
 // both polling, keep each other's messages moving, and the chain gives the event loop its turn
 // while they do, so timers fire in the middle of a sustained exchange. A target's acknowledgement
 // rides on the reply it posts: a ping-pong sends almost no acknowledgement frames of its own, and
-// sends that get no reply are still acknowledged.
+// sends that get no reply are still acknowledged. A producer that waits for room in a ring
+// smaller than its messages gets it back as the consumer drains.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DtoStatus, MemAccess, type InterfaceAdapter } from '@dapl/core';
@@ -13,17 +14,17 @@ afterEach(async () => {
   for (const ia of opened.splice(0)) await ia.close();
 });
 
-/** Two connected endpoints on two IAs of this thread, both polling (spin on). */
-async function pollingPair() {
+/** Two connected endpoints on two IAs of this thread, both polling (spin on) unless `parameters` say otherwise. */
+async function pollingPair(parameters: Record<string, unknown> = { spin: 'on', spinUs: 1000 }, bytes = 4) {
   const jobKey = randomBytes(32);
   const sides = [];
   for (let i = 0; i < 2; i++) {
-    const ia = await shmProvider.openIa({ jobKey, parameters: { spin: 'on', spinUs: 1000 } });
+    const ia = await shmProvider.openIa({ jobKey, parameters });
     opened.push(ia);
     const pz = ia.createPz();
     const evds = { recv: ia.createEvd(), request: ia.createEvd(), connect: ia.createEvd() };
-    const lmr = pz.registerLmr(new Uint8Array(4), MemAccess.LOCAL);
-    sides.push({ ia, ep: ia.createEp(pz, evds), evds, lmr, iov: [{ lmr, offset: 0, length: 4 }] });
+    const lmr = pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL);
+    sides.push({ ia, ep: ia.createEp(pz, evds), evds, lmr, iov: [{ lmr, offset: 0, length: bytes }] });
   }
   const listen = sides[1].ia.createEvd();
   const psp = await sides[1].ia.createPspAny(listen);
@@ -80,5 +81,20 @@ describe('shm: the thread polling chain', () => {
       expect(event).toMatchObject({ type: 'dto-completion', op: 'send', cookie: i, status: DtoStatus.SUCCESS });
     }
     expect(receiver.ia.counters().ackFrames).toBeGreaterThan(0);
+  });
+
+  it('with spin off, messages four times larger than the ring go through it in fragments and arrive whole', async () => {
+    const MESSAGES = 32;
+    const BYTES = 16 * 1024;
+    const [sender, receiver] = await pollingPair({ spin: 'off', ringBytes: 4096, fragmentBytes: 1024 }, BYTES);
+    const fill = (i: number) => sender.lmr.bytes.fill((i * 37 + 1) & 0xff);
+    for (let i = 0; i < MESSAGES; i++) {
+      receiver.ep.postRecv(receiver.iov, i);
+      fill(i);
+      sender.ep.postSend(sender.iov, i, { suppressCompletion: true });
+      const event = await receiver.evds.recv.wait({ timeoutMs: 10_000 });
+      expect(event).toMatchObject({ type: 'dto-completion', op: 'recv', cookie: i, status: DtoStatus.SUCCESS, transferredLength: BYTES });
+      expect(receiver.lmr.bytes.every((b) => b === ((i * 37 + 1) & 0xff))).toBe(true);
+    }
   });
 });
