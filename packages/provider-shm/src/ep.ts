@@ -3,7 +3,7 @@ import { defer, EndpointBase, gatherInto, IovWriter, type DtoRequest, type Poste
 import { ConnectionMemory, Side } from './connection-memory.js';
 import { threadOf } from './control.js';
 import { Doorbell } from './doorbell.js';
-import { Kind, reasonOf, Refusal, refusalOf, W_ARG, W_CONTEXT_HI, W_CONTEXT_LO, W_KIND, W_LENGTH, W_OFFSET_HI, W_OFFSET_LO, W_TOTAL } from './frames.js';
+import { Kind, KIND_BITS, KIND_MASK, reasonOf, Refusal, refusalOf, W_ARG, W_CONTEXT_HI, W_CONTEXT_LO, W_KIND, W_LENGTH, W_OFFSET_HI, W_OFFSET_LO, W_TOTAL } from './frames.js';
 import type { ShmIa } from './ia.js';
 import { Outbound } from './outbound.js';
 import type { Pollable } from './progress.js';
@@ -21,6 +21,12 @@ const enum Into {
 }
 
 const TWO_32 = 2 ** 32;
+/**
+ * Polls a success waits for a frame to ride on (the reply the consumer's continuations post: MPI's
+ * takes a few microtask turns to reach its send) before it gets a frame of its own. Fewer than the
+ * empty turns an engine that does not spin makes before it sleeps (progress.ts), so none is left.
+ */
+const ACK_AFTER_POLLS = 3;
 const KIND_OF: Record<DtoRequest['op'], Kind> = { send: Kind.SEND, 'rdma-write': Kind.WRITE, 'rdma-write-immediate': Kind.WRITE_IMMEDIATE, 'rdma-read': Kind.READ };
 const DIRECT_KIND_OF: Record<DtoRequest['op'], Kind> = { send: Kind.SEND, 'rdma-write': Kind.WRITE_DIRECT, 'rdma-write-immediate': Kind.WRITE_DIRECT_IMMEDIATE, 'rdma-read': Kind.READ_DIRECT };
 
@@ -41,8 +47,6 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   /** The id of this client's pending request, or of this server endpoint's accepted one. */
   #connectId = 0;
   #polled = false;
-  /** Successes to acknowledge. */
-  #acks = 0;
   #into = Into.NOTHING;
   #left = 0;
   #total = 0;
@@ -51,6 +55,8 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   #windowAt = 0;
   #immediate = -1;
   #stalled = false;
+  /** Polls since successes became due to report. */
+  #ackPolls = 0;
   readonly #writer = new IovWriter([]);
   /** The peer's window directory and the zone of its endpoint (direct RDMA). */
   #peerDirectory: Int32Array | undefined;
@@ -183,9 +189,15 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   poll(): boolean {
     const memory = this.#memory;
     if (memory === undefined || this.state !== EpState.CONNECTED) return false;
-    const moved = this.#consume(memory);
     const out = this.#out!;
-    if (this.#acks > 0) this.#acknowledge(Refusal.NONE);
+    const moved = this.#consume(memory);
+    // Successes no frame has carried for `ACK_AFTER_POLLS` polls (no reply was posted): a frame of their own.
+    if (out.acks === 0) this.#ackPolls = 0;
+    else if (++this.#ackPolls > ACK_AFTER_POLLS) {
+      this.#ackPolls = 0;
+      out.ack(Refusal.NONE);
+      this.ia.count('ackFrames');
+    }
     if (!out.idle) out.pump();
     this.#ringPeer();
     if (memory.peerClosed && this.#memory !== undefined) {
@@ -203,7 +215,13 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
     let moved = false;
     for (let at = ring.peek(); at >= 0; at = ring.peek()) {
       const h = at >> 2;
-      const kind = w[h + W_KIND];
+      const word = w[h + W_KIND];
+      const kind = word & KIND_MASK;
+      if (word !== kind) {
+        // Reported once: a frame that must wait for a receive is looked at again.
+        w[h + W_KIND] = kind;
+        for (let i = word >>> KIND_BITS; i > 0; i--) this.#complete(DtoStatus.SUCCESS);
+      }
       const length = w[h + W_LENGTH];
       if (kind !== Kind.MORE && !this.#begin(kind, h, w)) {
         this.#stalled = true;
@@ -231,7 +249,7 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
         if (recv === undefined) return false;
         if (recv.length < total) {
           this.completeRecv(recv, DtoStatus.LOCAL_LENGTH, 0);
-          this.#acknowledge(Refusal.LENGTH);
+          this.#out!.ack(Refusal.LENGTH);
           this.#into = Into.DISCARD;
         } else {
           this.#recv = recv;
@@ -244,7 +262,7 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
       case Kind.WRITE_IMMEDIATE: {
         const grant = this.ia.rmrTable.check(contextOf(w, h), this.pz, offsetOf(w, h), total, MemAccess.REMOTE_WRITE);
         if (typeof grant === 'string') {
-          this.#acknowledge(refusalOf(grant));
+          this.#out!.ack(refusalOf(grant));
           this.#into = Into.DISCARD;
         } else {
           this.#window = grant.bytes;
@@ -256,7 +274,6 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
       }
       case Kind.READ: {
         const grant = this.ia.rmrTable.check(contextOf(w, h), this.pz, offsetOf(w, h), total, MemAccess.REMOTE_READ);
-        if (this.#acks > 0) this.#acknowledge(Refusal.NONE);
         if (typeof grant === 'string') this.#out!.readResponse(undefined, 0, 0, refusalOf(grant));
         else this.#out!.readResponse(grant.bytes, grant.start, total, Refusal.NONE);
         this.#into = Into.NOTHING;
@@ -268,10 +285,10 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
       case Kind.READ_DIRECT: {
         const need = kind === Kind.READ_DIRECT ? MemAccess.REMOTE_READ : MemAccess.REMOTE_WRITE;
         const grant = this.ia.rmrTable.check(contextOf(w, h), this.pz, offsetOf(w, h), total, need);
-        if (typeof grant === 'string') this.#acknowledge(refusalOf(grant));
+        if (typeof grant === 'string') this.#out!.ack(refusalOf(grant));
         else {
           if (kind === Kind.WRITE_DIRECT_IMMEDIATE) this.raiseImmediate(w[h + W_ARG] >>> 0, total);
-          this.#acks++;
+          this.#out!.acks++;
         }
         this.#into = Into.NOTHING;
         this.#left = 0;
@@ -290,7 +307,6 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
         return true;
       }
       case Kind.ACK: {
-        for (let i = 0; i < total; i++) this.#complete(DtoStatus.SUCCESS);
         const refusal = w[h + W_ARG] as Refusal;
         if (refusal !== Refusal.NONE) this.#complete(refusal === Refusal.LENGTH ? DtoStatus.REMOTE_RESPONDER : DtoStatus.REMOTE_ACCESS, reasonOf(refusal));
         this.#into = Into.NOTHING;
@@ -342,11 +358,11 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
       const recv = this.#recv!;
       this.#recv = undefined;
       this.completeRecv(recv, DtoStatus.SUCCESS, this.#total);
-      this.#acks++;
+      this.#out!.acks++;
     } else if (into === Into.WINDOW) {
       this.#window = undefined;
       if (this.#immediate >= 0) this.raiseImmediate(this.#immediate, this.#total);
-      this.#acks++;
+      this.#out!.acks++;
     } else if (into === Into.READ) {
       this.#complete(DtoStatus.SUCCESS);
     }
@@ -383,13 +399,6 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
     return true;
   }
 
-  /** Report the successes so far, then `refusal` for the request that failed (if any). */
-  #acknowledge(refusal: Refusal): void {
-    const count = this.#acks;
-    this.#acks = 0;
-    this.#out!.ack(count, refusal);
-  }
-
   // ---- internals ------------------------------------------------------------------------------
 
   #attach(memory: ConnectionMemory, peerDoorbell: SharedArrayBuffer, peerAddress: string, directory: SharedArrayBuffer, zone: number): void {
@@ -418,6 +427,8 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   /** Tell the peer we are done (its next poll sees it) and stop polling. */
   #close(): void {
     if (this.#memory !== undefined) {
+      // Successes still unreported (they wait one poll for a frame to ride on) go before the flag.
+      if (this.#out!.acks > 0) this.#out!.ack(Refusal.NONE);
       this.#memory.close();
       this.#peerBell!.ring();
     }
@@ -429,7 +440,6 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
     this.#polled = false;
     this.#out?.clear();
     this.#memory = undefined;
-    this.#acks = 0;
     this.#stalled = false;
     this.#ringRdma.clear();
     this.#peerDirectory = undefined;

@@ -1,6 +1,11 @@
 import { DatStatus } from '@dapl/core';
 
-/** Frame kinds (header word 0). */
+/**
+ * Frame kinds: the low `KIND_BITS` of header word 0. The bits above carry how many of the peer's
+ * requests succeeded since the last report, reported before the frame itself is taken (an
+ * acknowledgement that rides on a frame going the other way anyway, such as the reply of a
+ * ping-pong, costs no frame of its own).
+ */
 export const enum Kind {
   /** First piece of a send: word 2 its total length. */
   SEND = 1,
@@ -14,7 +19,7 @@ export const enum Kind {
   READ = 5,
   /** First piece of a read's data, or its refusal (word 3). */
   READ_RESPONSE = 6,
-  /** The target's outcome of earlier requests: word 2 succeeded, then one failed with word 3 if non-zero. */
+  /** The target's outcome of earlier requests: those of word 0 succeeded, then one failed with word 3 if non-zero. */
   ACK = 7,
   /** The initiator wrote straight into the target's window: total, context, offset; no payload. */
   WRITE_DIRECT = 8,
@@ -23,6 +28,9 @@ export const enum Kind {
   /** The initiator read straight from the target's window: total, context, offset; no payload. */
   READ_DIRECT = 10,
 }
+
+export const KIND_BITS = 8;
+export const KIND_MASK = (1 << KIND_BITS) - 1;
 
 /** Header words. */
 export const W_KIND = 0;

@@ -1,6 +1,6 @@
 import type { Iov } from '@dapl/core';
 import { Fifo } from '@dapl/core/provider-kit';
-import { Kind, Refusal, W_ARG, W_CONTEXT_HI, W_CONTEXT_LO, W_KIND, W_LENGTH, W_OFFSET_HI, W_OFFSET_LO, W_TOTAL } from './frames.js';
+import { Kind, KIND_BITS, Refusal, W_ARG, W_CONTEXT_HI, W_CONTEXT_LO, W_KIND, W_LENGTH, W_OFFSET_HI, W_OFFSET_LO, W_TOTAL } from './frames.js';
 import { FRAME_ALIGN, FRAME_HEADER_BYTES, frameBytes, type SpscRing } from './ring.js';
 
 const TWO_32 = 2 ** 32;
@@ -17,6 +17,8 @@ interface OutMessage {
   started: boolean;
   /** Immediate data, refusal, or 0. */
   arg: number;
+  /** The peer's requests that succeeded before this message was added, reported in its first frame. */
+  acks: number;
   contextLo: number;
   contextHi: number;
   offset: number;
@@ -34,9 +36,14 @@ interface OutMessage {
 export class Outbound {
   readonly #queue = new Fifo<OutMessage>(16);
   /** The message being written when the queue is empty: one that fits at once needs no object of its own. */
-  readonly #scratch: OutMessage = { kind: Kind.SEND, total: 0, payload: 0, sent: 0, started: false, arg: 0, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes: undefined, start: 0 };
+  readonly #scratch: OutMessage = { kind: Kind.SEND, total: 0, payload: 0, sent: 0, started: false, arg: 0, acks: 0, contextLo: 0, contextHi: 0, offset: 0, iov: undefined, bytes: undefined, start: 0 };
   /** Frames were published since the peer's doorbell last rang. */
   published = false;
+  /**
+   * The peer's requests that succeeded and are not reported yet: the next message added carries
+   * them (taken when it is added, so that they are reported before anything added after them).
+   */
+  acks = 0;
 
   constructor(
     private readonly ring: SpscRing,
@@ -55,8 +62,9 @@ export class Outbound {
     this.#add(kind, total, payload, immediate | 0, lo, hi, offset, iov, undefined, 0);
   }
 
-  ack(count: number, refusal: Refusal): void {
-    this.#add(Kind.ACK, count, 0, refusal, 0, 0, 0, undefined, undefined, 0);
+  /** Report the successes so far, then `refusal` for the request that failed (if any). */
+  ack(refusal: Refusal): void {
+    this.#add(Kind.ACK, 0, 0, refusal, 0, 0, 0, undefined, undefined, 0);
   }
 
   readResponse(bytes: Uint8Array | undefined, start: number, total: number, refusal: Refusal): void {
@@ -73,7 +81,7 @@ export class Outbound {
       if (!done) {
         this.ring.wantRoom();
         // The consumer may have freed room between our look and the request: look again.
-        if (this.ring.room() >= FRAME_HEADER_BYTES + FRAME_ALIGN) continue;
+        if (this.ring.roomWanted) continue;
         break;
       }
       this.#queue.shift();
@@ -83,12 +91,15 @@ export class Outbound {
   }
 
   clear(): void {
+    this.acks = 0;
     this.#queue.drain();
   }
 
   #add(kind: Kind, total: number, payload: number, arg: number, contextLo: number, contextHi: number, offset: number, iov: Iov | undefined, bytes: Uint8Array | undefined, start: number): void {
+    const acks = this.acks;
+    this.acks = 0;
     if (this.#queue.size > 0) {
-      this.#queue.push({ kind, total, payload, sent: 0, started: false, arg, contextLo, contextHi, offset, iov, bytes, start });
+      this.#queue.push({ kind, total, payload, sent: 0, started: false, arg, acks, contextLo, contextHi, offset, iov, bytes, start });
       return;
     }
     const m = this.#scratch;
@@ -98,6 +109,7 @@ export class Outbound {
     m.sent = 0;
     m.started = false;
     m.arg = arg;
+    m.acks = acks;
     m.contextLo = contextLo;
     m.contextHi = contextHi;
     m.offset = offset;
@@ -127,7 +139,7 @@ export class Outbound {
       const at = ring.writeOffset;
       const w = ring.words;
       const h = at >> 2;
-      w[h + W_KIND] = m.started ? Kind.MORE : m.kind;
+      w[h + W_KIND] = m.started ? Kind.MORE : m.kind | (m.acks << KIND_BITS);
       w[h + W_LENGTH] = piece;
       w[h + W_TOTAL] = m.total;
       w[h + W_ARG] = m.arg;

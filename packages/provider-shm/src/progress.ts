@@ -1,5 +1,5 @@
-import { defer } from '@dapl/core/provider-kit';
 import { Doorbell } from './doorbell.js';
+import { pollingChain, type ChainMember } from './polling-chain.js';
 
 /** What the progress engine polls: a connected endpoint. */
 export interface Pollable {
@@ -8,45 +8,42 @@ export interface Pollable {
 }
 
 /**
- * Empty polls made as microtasks before the engine moves to its loop. The consumer's continuations
- * (an `await` chain that posts the reply) run between these turns; the loop, a macrotask, starts
- * only once they are done, so more turns only catch a quick reply a little sooner, and each costs
- * a promise (a DAT ping-pong in one thread: 2.2 µs of CPU per message with 4, 3.9 µs with 32).
+ * Empty polls before an engine that does not spin (`spinUs` 0) goes to sleep: the consumer's
+ * continuations run between them, so a reply posted from them is seen at once.
  */
 const MICROTASK_TURNS = 4;
-/** Longest stretch of polling in one macrotask (ms): timers and I/O wait no longer than this. */
-const SLICE_MS = 1;
-/** Polls between two looks at the clock in the loop. */
-const POLLS_PER_CLOCK = 16;
 /**
- * After this long without activity (ms) the loop naps between polls: a blocking `Atomics.wait` on the
- * doorbell, flag up, for at most `NAP_MS`, which gives the CPU to another thread (the peer, on a
+ * After this long without activity (ms) the engine naps between polls: a blocking `Atomics.wait` on
+ * the doorbell, flag up, for at most `NAP_MS`, which gives the CPU to another thread (the peer, on a
  * host with fewer free CPUs than polling ranks, as MPICH nemesis yields every 1,000 polls) and
- * returns as soon as a peer rings. A peer that answers within it is seen by pure polling.
+ * returns as soon as a peer rings. A peer that answers within it is seen by pure polling. Only an
+ * engine alone in its thread's polling chain naps: a nap would stop the others' polls too.
  */
 const NAP_AFTER_MS = 0.02;
 const NAP_MS = 0.05;
 
 /**
  * The progress engine of one IA (MPICH nemesis' polling, bounded). After activity (a post, a frame)
- * it polls the IA's connections as a chain of microtasks, so the consumer's continuations run
- * between two polls and a reply posted from them leaves at once. When those polls come up empty it
- * polls in a tight loop inside one macrotask (no promise per poll, the clock read every few polls)
- * until a frame arrives, for at most `SLICE_MS` at a time so timers and I/O still run, and for
- * `spinUs` after the last activity (napping between polls once `NAP_AFTER_MS` have passed); then it sleeps in `Atomics.waitAsync` on the IA's doorbell and
- * an idle rank uses no CPU. Peers notify the doorbell only while it is marked sleeping.
+ * it polls the IA's connections once per turn of the thread's polling chain, a chain of microtasks
+ * (polling-chain.ts): the consumer's continuations run between two polls, so a reply posted from
+ * them leaves at once, and a frame that arrives while the consumer awaits it is taken, and its
+ * completion delivered, without a trip through the event loop (which costs more than the message).
+ * The chain gives the event loop a turn every millisecond, so timers and I/O still run. The engine
+ * polls for `spinUs` after the last activity (napping between polls once `NAP_AFTER_MS` have
+ * passed), then sleeps in `Atomics.waitAsync` on the IA's doorbell and an idle rank uses no CPU.
+ * Peers notify the doorbell only while it is marked sleeping.
  */
-export class ShmProgress {
+export class ShmProgress implements ChainMember {
   readonly doorbell = Doorbell.create();
   readonly #spinMs: number;
   #endpoints: Pollable[] = [];
   /** When polling gives way to sleep (performance.now() ms), if no activity comes first. */
   #deadline = 0;
-  /** Activity since the deadline was set: the loop sets it anew. */
+  /** Activity since the deadline was set: the next look at the clock sets it anew. */
   #renew = true;
   /** A post since the engine last looked. */
   #posted = false;
-  /** A microtask turn or a loop is scheduled. */
+  /** In the polling chain. */
   #running = false;
   #emptyTurns = 0;
   #waiting = false;
@@ -71,7 +68,7 @@ export class ShmProgress {
     if (this.#running || this.#closed) return;
     this.#running = true;
     this.#emptyTurns = 0;
-    defer(this.#turn);
+    pollingChain.join(this);
   }
 
   close(): void {
@@ -89,69 +86,35 @@ export class ShmProgress {
     return moved;
   }
 
-  /** Activity: the next loop starts a new `spinUs` window, and polling goes on as microtasks. */
-  #active(): void {
-    this.#posted = false;
-    this.#renew = true;
-    this.#emptyTurns = 0;
-    defer(this.#turn);
-  }
-
-  readonly #turn = (): void => {
+  step(now: number, alone: boolean): boolean {
     if (this.#closed) {
       this.#running = false;
-      return;
+      return false;
     }
     if (this.#pollAll() || this.#posted) {
-      this.#active();
-      return;
+      // Activity: a new `spinUs` window from the next look at the clock.
+      this.#posted = false;
+      this.#renew = true;
+      this.#emptyTurns = 0;
+    } else if (this.#spinMs === 0 && ++this.#emptyTurns >= MICROTASK_TURNS) {
+      return this.#stop();
     }
-    if (++this.#emptyTurns < MICROTASK_TURNS) {
-      defer(this.#turn);
-      return;
-    }
-    if (this.#spinMs === 0) {
-      this.#running = false;
-      this.#sleep();
-      return;
-    }
-    // A macrotask runs once the microtask queue is empty: the loop delays no continuation.
-    setImmediate(this.#loop);
-  };
-
-  readonly #loop = (): void => {
-    if (this.#closed) {
-      this.#running = false;
-      return;
-    }
-    let now = performance.now();
+    if (now < 0 || this.#spinMs === 0) return true;
     if (this.#renew) {
       this.#renew = false;
       this.#deadline = now + this.#spinMs;
     }
-    const sliceEnd = Math.min(this.#deadline, now + SLICE_MS);
-    const napFrom = this.#deadline - this.#spinMs + NAP_AFTER_MS;
-    for (let polls = 1; ; polls++) {
-      if (this.#pollAll() || this.#posted) {
-        this.#active();
-        return;
-      }
-      if (polls % POLLS_PER_CLOCK === 0) {
-        now = performance.now();
-        if (now >= sliceEnd) break;
-        if (now >= napFrom && this.#nap()) {
-          this.#active();
-          return;
-        }
-      }
-    }
-    if (now < this.#deadline) {
-      setImmediate(this.#loop);
-      return;
-    }
+    if (now >= this.#deadline) return this.#stop();
+    if (alone && now >= this.#deadline - this.#spinMs + NAP_AFTER_MS && this.#nap()) this.#renew = true;
+    return true;
+  }
+
+  /** Out of the chain, to sleep (or, if a frame turned up meanwhile, back in it). */
+  #stop(): false {
     this.#running = false;
     this.#sleep();
-  };
+    return false;
+  }
 
   /** A short blocking wait on the doorbell (see `NAP_MS`); true if a frame turned up meanwhile. */
   #nap(): boolean {

@@ -15,7 +15,7 @@ export const HEADER_WORDS = FRAME_HEADER_BYTES / 4;
 /** Int32 indices in the ring's control block (64-byte lines apart). */
 const HEAD = 0;
 const TAIL = 16;
-/** The producer waits for room: the consumer rings the producer's doorbell when it frees some. */
+/** The producer waits for room: how many bytes free it waits for (0: none); the consumer rings its doorbell then. */
 const WANT_ROOM = 32;
 /** Pieces up to this many bytes are copied byte by byte: cheaper than making a view for `set`. */
 export const SMALL_COPY = 64;
@@ -92,9 +92,18 @@ export class SpscRing {
     Atomics.store(this.control, HEAD, this.#mine | 0);
   }
 
-  /** Ask the consumer to ring our doorbell when it frees room; re-check `room()` after. */
+  /**
+   * Ask the consumer to ring our doorbell once half the ring is free; re-check `roomWanted` after.
+   * Half, not the first bytes freed: a producer that sleeps is woken once per half ring it can then
+   * write in one go, not once per frame, while the consumer drains the other half.
+   */
   wantRoom(): void {
-    Atomics.store(this.control, WANT_ROOM, 1);
+    Atomics.store(this.control, WANT_ROOM, this.capacity >>> 1);
+  }
+
+  /** The room a producer that asked for it waits for is free. */
+  get roomWanted(): boolean {
+    return this.room() >= this.capacity >>> 1;
   }
 
   // ---- consumer ------------------------------------------------------------------------
@@ -120,11 +129,12 @@ export class SpscRing {
     for (let i = 0; i < length; i++) target[to + i] = data[(start + i) & mask];
   }
 
-  /** Free a consumed frame of `bytes`; true when the producer asked to hear of it. */
+  /** Free a consumed frame of `bytes`; true when the room the producer asked to hear of is free. */
   release(bytes: number): boolean {
     this.#mine = (this.#mine + bytes) >>> 0;
     Atomics.store(this.control, TAIL, this.#mine | 0);
-    if (Atomics.load(this.control, WANT_ROOM) === 0) return false;
+    const wanted = Atomics.load(this.control, WANT_ROOM);
+    if (wanted === 0 || this.capacity - ((Atomics.load(this.control, HEAD) - this.#mine) >>> 0) < wanted) return false;
     Atomics.store(this.control, WANT_ROOM, 0);
     return true;
   }
