@@ -12,8 +12,8 @@ import type { UnexpectedData } from './unexpected-data.js';
 export interface EagerBuffersHost {
   readonly counts: RdmaCounts;
   readonly unexpected: UnexpectedData;
-  /** Every link made so far (indexed by peer; holes for peers never spoken to). */
-  readonly links: readonly (PeerLink | undefined)[];
+  /** Every link made so far, by peer rank. */
+  links(): readonly PeerLink[];
   link(peer: number): PeerLink;
   linkOfEp(ep: Endpoint): PeerLink | undefined;
   failLink(link: PeerLink, error: MpiError): void;
@@ -114,7 +114,7 @@ export class EagerReceiveBuffers {
     if (pool === undefined || this.#host.closed() || pool.grow()) return;
     this.#host.counts.poolExhausted++;
     const unexpected = this.#host.unexpected;
-    if (unexpected.held > 0) for (const link of this.#host.links) unexpected.unhold(link);
+    if (unexpected.held > 0) for (const link of this.#host.links()) unexpected.unhold(link);
   }
 
   /**

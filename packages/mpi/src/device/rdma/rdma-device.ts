@@ -7,9 +7,9 @@ import { RequestTable } from '../../adi/request-table.js';
 import { SendMode, SendRequest, type IncomingMessage, type RecvRequest } from '../../adi/requests.js';
 import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
-import { PeerLink, type Outgoing } from './peer-link.js';
+import { PeerLinks, type PeerLink, type Outgoing } from './peer-link.js';
 import { NoticeBatch, writeNotices } from './receive-notices.js';
-import { makeSlots, type Slot } from './slot.js';
+import { SendSlots, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
 import { RdmaTransportHook, RdmaTransportPost } from './rdma-transport-hook.js';
@@ -47,7 +47,7 @@ export class RdmaDevice implements Device {
   readonly #host: DeviceHost;
   readonly #clock: Clock;
   readonly #slotBytes: number;
-  readonly #links: (PeerLink | undefined)[] = [];
+  readonly #links: PeerLinks;
   readonly #buffers: EagerReceiveBuffers;
   readonly #sendTable = new RequestTable<SendRequest>();
   readonly #recvTable = new RequestTable<RecvRequest>();
@@ -57,7 +57,7 @@ export class RdmaDevice implements Device {
   readonly #waitingForSlots = new Set<PeerLink>();
   readonly #bells = new PeerBells(BELL_KEY, (link, error) => this.#failLink(link, error));
   #a: RdmaDeviceAttachment | undefined;
-  #sendSlots: Slot[] = [];
+  #sendSlots: SendSlots | undefined;
   #rmrs: Rmr[] = [];
   #bellRmr: Rmr | undefined;
   readonly #settings = new RdmaSettings();
@@ -79,11 +79,12 @@ export class RdmaDevice implements Device {
     this.#host = host;
     this.#clock = clock;
     this.#slotBytes = HEADER_BYTES + params.eagerLimit;
+    this.#links = new PeerLinks(params.credits, (link) => this.#bells.track(link));
     this.#unexpected = new UnexpectedData(params.unexpectedLimit, clock, (slot, ep, link) => this.#buffers.repost(slot, ep, link));
     this.#buffers = new EagerReceiveBuffers(params, this.#slotBytes, {
       counts: this.#counts,
       unexpected: this.#unexpected,
-      links: this.#links,
+      links: () => this.#links.inPeerOrder(),
       link: (peer) => this.#link(peer),
       linkOfEp: (ep) => this.#linkOfEp(ep),
       failLink: (link, error) => this.#failLink(link, error),
@@ -131,7 +132,7 @@ export class RdmaDevice implements Device {
     }
     const s = this.#settings;
     s.configure(p, attrs, connections.pz, this.#clock);
-    this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
+    this.#sendSlots = new SendSlots(connections.pz, p.sendBuffers, this.#slotBytes);
     this.rdmaTransport = new RdmaTransportHook(connections, s.cache!, attrs.capabilities.includes('rdma-read'), s.chunk);
     // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
@@ -169,7 +170,7 @@ export class RdmaDevice implements Device {
   }
 
   pendingSends(): SendRequest[] {
-    const queued = this.#links.flatMap((link) => (link === undefined ? [] : link.backlog().filter((item): item is SendRequest => item instanceof SendRequest && !item.done)));
+    const queued = this.#links.inPeerOrder().flatMap((link) => link.backlog().filter((item): item is SendRequest => item instanceof SendRequest && !item.done));
     return [...queued, ...this.#sendTable.values().filter((r) => !r.done)];
   }
 
@@ -191,7 +192,7 @@ export class RdmaDevice implements Device {
       this.#counts.creditStalls++;
       return false;
     }
-    const slot = this.#sendSlots.pop();
+    const slot = this.#sendSlots!.take();
     if (slot === undefined) {
       this.#waitingForSlots.add(link);
       return false;
@@ -370,7 +371,7 @@ export class RdmaDevice implements Device {
 
   #linkOfEp(ep: Endpoint): PeerLink | undefined {
     const peer = this.#a?.connections.peerOf(ep);
-    return peer === undefined ? undefined : this.#links[peer];
+    return peer === undefined ? undefined : this.#links.get(peer);
   }
 
   // ---- matched messages ---------------------------------------------------------------------
@@ -401,7 +402,7 @@ export class RdmaDevice implements Device {
       const slot = cookie as Slot;
       const owner = slot.owner;
       slot.owner = undefined;
-      this.#sendSlots.push(slot);
+      this.#sendSlots!.give(slot);
       if (!ok) this.#failEp(event);
       if (owner !== undefined) {
         if (ok) owner.complete(sendStatus);
@@ -437,8 +438,8 @@ export class RdmaDevice implements Device {
     // A receive waits and matched nothing: what it waits for may be behind buffers held for that
     // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
     // progress is guaranteed; other peers stay held.
-    if (peer !== undefined) return this.#unexpected.unhold(this.#links[peer]);
-    for (const link of this.#links) this.#unexpected.unhold(link);
+    if (peer !== undefined) return this.#unexpected.unhold(this.#links.get(peer));
+    for (const link of this.#links.inPeerOrder()) this.#unexpected.unhold(link);
   }
 
   deferCancel(request: RecvRequest): boolean {
@@ -464,7 +465,7 @@ export class RdmaDevice implements Device {
   }
 
   #link(peer: number): PeerLink {
-    return (this.#links[peer] ??= this.#bells.track(new PeerLink(peer, this.#params.credits)));
+    return this.#links.of(peer);
   }
 
   protocolInfo(): string[] {
