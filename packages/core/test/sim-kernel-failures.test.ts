@@ -288,6 +288,30 @@ describe('SimKernel holds', () => {
     expect(result.rankEndNs).toEqual([5, 500]);
   }, 5000);
 
+  it('startWindow: a held rank starts once an earlier one is released, and the virtual times are those of starting all at once', async () => {
+    const program = (kernel: SimKernel, log: string[]) =>
+      [0, 1, 2, 3].map((r) => async () => {
+        log.push(`start ${r}`);
+        await readFile(new URL(import.meta.url)); // I/O the kernel cannot see, as an import is
+        log.push(`wait ${r}`);
+        await kernel.sleep(r, 10 * (r + 1));
+      });
+    const windowed = new SimKernel();
+    const log: string[] = [];
+    const inWindow = await windowed.run(program(windowed, log), { startHeld: 'loading the program', startWindow: 2 });
+    const together = new SimKernel();
+    const atOnce = await together.run(program(together, []), { startHeld: 'loading the program' });
+    const at = (entry: string): number => log.indexOf(entry);
+    expect(log.slice(0, 2)).toEqual(['start 0', 'start 1']);
+    // The n-th release (a first wait) starts rank n + 1.
+    const releases = ['wait 0', 'wait 1', 'wait 2'].map(at).sort((x, y) => x - y);
+    expect(at('start 2')).toBeGreaterThan(releases[0]!);
+    expect(at('start 3')).toBeGreaterThan(releases[1]!);
+    expect(inWindow.outcome).toBe('completed');
+    expect(inWindow.rankEndNs).toEqual([10, 20, 30, 40]);
+    expect(inWindow.rankEndNs).toEqual(atOnce.rankEndNs);
+  }, 5000);
+
   it('a hold that never ends is reported after holdTimeoutMs, naming the rank and why', async () => {
     const kernel = new SimKernel();
     const error = await rejection(

@@ -242,6 +242,7 @@ describe('SimKernel.run', () => {
     expect(thrown(() => kernel.run([])).argument).toBe('ranks');
     expect(thrown(() => kernel.run([async () => {}, 'x' as unknown as () => Promise<void>])).argument).toBe('ranks[1]');
     expect(thrown(() => kernel.run([async () => {}], { holdTimeoutMs: 0 })).argument).toBe('options.holdTimeoutMs');
+    expect(thrown(() => kernel.run([async () => {}], { startHeld: 'loading the program', startWindow: 0 })).argument).toBe('options.startWindow');
     await kernel.run([async () => {}]);
     expect(thrown(() => kernel.run([async () => {}])).status).toBe(DatStatus.INVALID_STATE);
     expect(thrown(() => kernel.blockedOn(1, 'x', Promise.resolve())).argument).toBe('rank'); // the run had 1 rank

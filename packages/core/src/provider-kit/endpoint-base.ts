@@ -61,10 +61,13 @@ export abstract class EndpointBase implements Endpoint {
   private nextSeq = 1;
   /** Cancels the pending connect timeout. */
   private connectTimer: (() => void) | undefined;
-  /** Posted receives, oldest first. */
-  protected readonly recvs = new Fifo<PostedRecv>(64);
+  /**
+   * Posted receives, oldest first. The queues start small and grow to what is posted: an endpoint
+   * on a shared receive queue posts none, and a simulated rank of a large job has dozens of endpoints.
+   */
+  protected readonly recvs = new Fifo<PostedRecv>(4);
   /** Outstanding requests in post order; completions pop from the head. */
-  protected readonly requests = new Fifo<DtoRequest>(64);
+  protected readonly requests = new Fifo<DtoRequest>(4);
   /** The shared receive queue this endpoint takes its receives from, if any (set once, at creation). */
   srq: KitSrq | undefined;
   /** `srq-ep-drained` was raised for the current connection. */

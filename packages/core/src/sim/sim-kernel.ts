@@ -67,6 +67,9 @@ export class SimKernel implements VirtualTimeSource {
   private settleTimeoutMs = DEFAULT_TIMEOUT_MS;
   private signal: AbortSignal | undefined;
   private settleRun: { resolve(result: SimRunResult): void; reject(error: unknown): void } | undefined;
+  /** The ranks' mains, each started once (`options.startWindow`), and the next one to start. */
+  private unstarted: (() => void)[] = [];
+  private nextUnstarted = 0;
   /** Queues a driver hop in the async context of `run()`'s caller, whoever calls it (a rank releasing a hold, aborting). */
   private hopFromOutside: () => void = () => this.queueHop();
   /** Driver hops queued and not yet run. */
@@ -224,6 +227,7 @@ export class SimKernel implements VirtualTimeSource {
   release(rank: number): void {
     this.checkRank(rank);
     const held = this.ranks.isHeld(rank);
+    if (held) this.startNextRank();
     if (this.ranks.release(rank)) this.unpark();
     else if (held) this.restartHoldTimer();
   }
@@ -270,6 +274,7 @@ export class SimKernel implements VirtualTimeSource {
     ranks.forEach((main, r) => requireFunction(main, `ranks[${r}]`));
     const startHeld = options.startHeld;
     if (startHeld !== undefined) requireDescription(startHeld, 'options.startHeld');
+    const startWindow = startHeld === undefined ? ranks.length : requireInteger(options.startWindow ?? ranks.length, 'options.startWindow', 1, 2 ** 31 - 1);
     this.holdTimeoutMs = requireInteger(options.holdTimeoutMs ?? DEFAULT_TIMEOUT_MS, 'options.holdTimeoutMs', 1, 2 ** 31 - 1);
     this.settleTimeoutMs = requireInteger(options.settleTimeoutMs ?? DEFAULT_TIMEOUT_MS, 'options.settleTimeoutMs', 1, 2 ** 31 - 1);
     this.stopOnFailure = options.stopOnFailure ?? true;
@@ -285,13 +290,13 @@ export class SimKernel implements VirtualTimeSource {
       this.signal?.addEventListener('abort', this.onSignal, { once: true });
       if (startHeld !== undefined) for (let r = 0; r < this.size; r++) this.ranks.hold(r, startHeld);
       const started = Promise.resolve();
-      for (let r = 0; r < this.size; r++) {
-        const main = ranks[r];
+      this.unstarted = ranks.map((main, r) => () => {
         started.then(() => main()).then(
           () => this.rankEnded(r, undefined),
           (error: unknown) => this.rankEnded(r, { error }),
         );
-      }
+      });
+      for (let i = 0; i < startWindow; i++) this.startNextRank();
       this.queueHopBatch();
     });
   }
@@ -396,6 +401,11 @@ export class SimKernel implements VirtualTimeSource {
   };
 
   private readonly onSignal = (): void => this.requestEnd('stopped');
+
+  /** Start the next rank's main not yet started (`options.startWindow`), if any. */
+  private startNextRank(): void {
+    if (this.nextUnstarted < this.unstarted.length) this.unstarted[this.nextUnstarted++]!();
+  }
 
   private rankEnded(rank: number, failure: { error: unknown } | undefined): void {
     if (this.phase !== 'running') return;

@@ -10,6 +10,13 @@ export interface SimRunOptions {
    * with I/O the kernel cannot see, such as importing their program.
    */
   readonly startHeld?: string;
+  /**
+   * With `startHeld`: how many ranks' mains run before any is released; each release (or end) of a
+   * held rank starts the next, in rank order. Default: all at once. Virtual time is the same either
+   * way (it stands still until every rank is released); what it bounds is how much of the ranks'
+   * start-up is under way at once in the host's memory.
+   */
+  readonly startWindow?: number;
   /** Reject (TIMEOUT_EXPIRED) when held ranks keep virtual time still for longer than this with none of their holds ending. Default 60 000. */
   readonly holdTimeoutMs?: number;
   /** Reject (INTERNAL_ERROR) when `setImmediate` work keeps coming for longer than this (a rank polling instead of awaiting). Default 60 000. */

@@ -18,6 +18,12 @@ interface ProbeWaiter {
   readonly reject: (error: MpiError) => void;
 }
 
+/** Receives naming one peer that are posted and not yet complete, and the one listener that uncounts them (none made per receive). */
+class PeerReceives {
+  count = 0;
+  readonly uncount = (): void => void this.count--;
+}
+
 /**
  * The ADI's point-to-point engine: requests, matching, and the hand-off to the device. Every arriving
  * message is matched at once (posted receive → the device delivers into it; none → the unexpected
@@ -31,11 +37,12 @@ export class PointToPoint implements DeviceHost {
   #probes: ProbeWaiter[] = [];
   /** Receives naming a peer that was lost fail at once. */
   readonly #lost = new Map<number, MpiError>();
-  /** Posted receives not yet complete, per world rank they name, and those for any source. */
-  readonly #waiting: number[] = [];
+  /**
+   * Posted receives not yet complete, per world rank they name (a map: a rank names few of the
+   * job's ranks, and an array indexed by rank would hold N entries per rank), and those for any source.
+   */
+  readonly #waiting = new Map<number, PeerReceives>();
   #waitingAny = 0;
-  /** Per world rank, the one listener that uncounts a receive naming it (none made per receive). */
-  readonly #uncount: (() => void)[] = [];
 
   /** `mpi.matching`: with 'linear', posting a receive is charged as a scan of everything queued. */
   readonly #linearMatching: boolean;
@@ -90,7 +97,7 @@ export class PointToPoint implements DeviceHost {
    * behind them (the device asks when it would hold one).
    */
   receivesWaitFor(peer: number): boolean {
-    return this.#waitingAny > 0 || (this.#waiting[peer] ?? 0) > 0;
+    return this.#waitingAny > 0 || (this.#waiting.get(peer)?.count ?? 0) > 0;
   }
 
   /** Counted from its posting until it completes (matched, cancelled or failed). */
@@ -101,8 +108,10 @@ export class PointToPoint implements DeviceHost {
       request.onDone(this.#anyDone);
       return;
     }
-    this.#waiting[peer] = (this.#waiting[peer] ?? 0) + 1;
-    request.onDone((this.#uncount[peer] ??= () => void this.#waiting[peer]--));
+    let waiting = this.#waiting.get(peer);
+    if (waiting === undefined) this.#waiting.set(peer, (waiting = new PeerReceives()));
+    waiting.count++;
+    request.onDone(waiting.uncount);
   }
 
   readonly #anyDone = (): void => {

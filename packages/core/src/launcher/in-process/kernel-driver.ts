@@ -17,6 +17,15 @@ export function loadingTimeoutMs(ranks: number): number {
   return Math.min(2 ** 31 - 1, Math.max(60_000, ranks * 100));
 }
 
+/**
+ * How many ranks load their program at once. Node's import of a rank's own instance of the program
+ * walks the whole module graph it imports (promises per module); with every rank of a
+ * 1,024-rank job importing at once, that garbage took V8's heap to 700 MB before a collection, most
+ * of the job's peak memory. A rank that has loaded (its first wait) lets the next one start; virtual
+ * time is the same, since it stands still until every rank has loaded.
+ */
+export const LOADING_WINDOW = 64;
+
 /** How an in-process job runs its ranks under a simulated provider's kernel, in virtual time. */
 export interface KernelDriver {
   /** Rank r's `runtime.clock`: the kernel's clock of rank r (what the provider's IAs recognise). */
@@ -37,7 +46,7 @@ export function kernelDriver(kernel: SimKernel): KernelDriver {
     runRanks: (mains, stop) => {
       let run: Promise<SimRunResult>;
       try {
-        run = kernel.run(mains, { signal: stop, startHeld: LOADING_THE_PROGRAM, holdTimeoutMs: loadingTimeoutMs(mains.length) });
+        run = kernel.run(mains, { signal: stop, startHeld: LOADING_THE_PROGRAM, startWindow: LOADING_WINDOW, holdTimeoutMs: loadingTimeoutMs(mains.length) });
       } catch (error) {
         ended(undefined); // e.g. a kernel that has run before: `finished` must settle all the same
         throw error;

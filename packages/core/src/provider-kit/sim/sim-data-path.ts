@@ -68,12 +68,13 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   /**
    * Per request still outstanding, how often a stall sent it back: only its own flights and those
    * of the requests behind it go stale, never a flight ahead of the stalled one (which may already
-   * have taken its receive and must still complete).
+   * have taken its receive and must still complete). Made by the first stall (most paths never stall).
    */
-  private readonly reissues = new Map<DtoRequest, number>();
+  private reissues: Map<DtoRequest, number> | undefined = undefined;
   /** A request is stalled: new requests are not issued until it goes out again. */
   private blocked = false;
-  private readonly results = new Map<DtoRequest, DtoOutcome>();
+  /** Outcomes of requests that finished before one posted ahead of them. Made when that first happens: most finish in post order. */
+  private results: Map<DtoRequest, DtoOutcome> | undefined = undefined;
 
   constructor(
     protected readonly ep: E,
@@ -109,8 +110,8 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   reset(): void {
     this.blocked = false;
     this.forgetStall();
-    this.results.clear();
-    this.reissues.clear();
+    this.results?.clear();
+    this.reissues?.clear();
   }
 
   // ---- called from the events -------------------------------------------------------------
@@ -122,14 +123,23 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
 
   /** Record a request's outcome; complete requests from the head while they have one (post order). */
   finish(req: DtoRequest, outcome: DtoOutcome): void {
-    this.results.set(req, outcome);
-    for (let head = this.ep.peekRequest(); head !== undefined; head = this.ep.peekRequest()) {
+    if (req !== this.ep.peekRequest()) {
+      (this.results ??= new Map()).set(req, outcome);
+      return;
+    }
+    this.#finishHead(req, outcome);
+    // Requests behind it that finished first complete now, in post order.
+    for (let head = this.ep.peekRequest(); head !== undefined && this.results !== undefined; head = this.ep.peekRequest()) {
       const done = this.results.get(head);
       if (done === undefined) return;
       this.results.delete(head);
-      if (this.reissues.size > 0) this.reissues.delete(head);
-      this.ep.finishHead(done.status, done.reason);
+      this.#finishHead(head, done);
     }
+  }
+
+  #finishHead(req: DtoRequest, outcome: DtoOutcome): void {
+    if (this.reissues !== undefined && this.reissues.size > 0) this.reissues.delete(req);
+    this.ep.finishHead(outcome.status, outcome.reason);
   }
 
   /** Re-send the stalled request and everything posted after it. */
@@ -159,7 +169,8 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
   /** `stalled` found no receive: its flights and those behind it become stale, and new requests wait for `resume`. */
   private stall(stalled: DtoRequest): void {
     this.blocked = true;
-    for (let i = this.#indexOf(stalled), r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) this.reissues.set(r, (this.reissues.get(r) ?? 0) + 1);
+    const reissues = (this.reissues ??= new Map());
+    for (let i = this.#indexOf(stalled), r = this.ep.requestAt(i); r !== undefined; r = this.ep.requestAt(++i)) reissues.set(r, (reissues.get(r) ?? 0) + 1);
   }
 
   /** Where `req` is among the endpoint's outstanding requests (their number when it is not). */
@@ -177,7 +188,7 @@ export abstract class SimDataPathBase<E extends SimEndpoint, F extends SimFlight
 
   /** Per event on the hot path: nothing to look up while no stall has happened. */
   #reissuesOf(req: DtoRequest): number {
-    return this.reissues.size === 0 ? 0 : (this.reissues.get(req) ?? 0);
+    return this.reissues === undefined || this.reissues.size === 0 ? 0 : (this.reissues.get(req) ?? 0);
   }
 }
 

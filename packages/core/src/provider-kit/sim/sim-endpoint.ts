@@ -39,7 +39,7 @@ export abstract class SimEndpoint extends EndpointBase {
    * clock runs ahead of the kernel's while its rank works, so a receive may be posted "later" than a
    * send that arrives after it in the run: `takeRecvBy` does not give it to that send.
    */
-  private readonly recvPostedAt = new Fifo<number>(64);
+  private readonly recvPostedAt = new Fifo<number>(4);
   protected abstract readonly path: SimDataPath;
 
   get fabric(): SimFabric {

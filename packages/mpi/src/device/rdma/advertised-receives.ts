@@ -26,17 +26,19 @@ class AdvertisementQueue {
  * already took, so the work per message is constant however many are held.
  */
 export class AdvertisedReceives {
-  readonly #byKey = new Map<number, AdvertisementQueue>();
+  /** Made by the first advertisement: most links never see one (only large receives are advertised). */
+  #byKey: Map<number, AdvertisementQueue> | undefined = undefined;
 
   /** Keys with advertisements held (0: nothing to look up). */
   get size(): number {
-    return this.#byKey.size;
+    return this.#byKey?.size ?? 0;
   }
 
   add(context: number, tag: number, ad: Advertisement): void {
     const key = messageKey(context, tag);
-    let q = this.#byKey.get(key);
-    if (q === undefined) this.#byKey.set(key, (q = new AdvertisementQueue()));
+    const byKey = (this.#byKey ??= new Map());
+    let q = byKey.get(key);
+    if (q === undefined) byKey.set(key, (q = new AdvertisementQueue()));
     q.items.push(ad);
   }
 
@@ -47,7 +49,7 @@ export class AdvertisedReceives {
    */
   take(context: number, tag: number, epoch: number, ordinal: number): Advertisement | undefined {
     const key = messageKey(context, tag);
-    const q = this.#byKey.get(key);
+    const q = this.#byKey?.get(key);
     if (q === undefined) return undefined;
     let found: Advertisement | undefined;
     while (q.head < q.items.length) {
@@ -59,7 +61,7 @@ export class AdvertisedReceives {
         break;
       }
     }
-    if (q.head === q.items.length) this.#byKey.delete(key);
+    if (q.head === q.items.length) this.#byKey!.delete(key);
     else if (q.head > 64 && q.head * 2 > q.items.length) {
       q.items.splice(0, q.head);
       q.head = 0;
@@ -75,11 +77,11 @@ export class AdvertisedReceives {
    */
   forgetFrom(context: number, tag: number, epoch: number, ordinal: number): void {
     const key = messageKey(context, tag);
-    const q = this.#byKey.get(key);
+    const q = this.#byKey?.get(key);
     if (q === undefined) return;
     let end = q.head;
     while (end < q.items.length && (q.items[end].epoch < epoch || (q.items[end].epoch === epoch && q.items[end].ordinal < ordinal))) end++;
     q.items.length = end;
-    if (q.head === end) this.#byKey.delete(key);
+    if (q.head === end) this.#byKey!.delete(key);
   }
 }

@@ -13,8 +13,8 @@ export function messageKey(context: number, tag: number): number {
 export class MessageCounter {
   static readonly KEYS = 4096;
   epoch = 0;
-  /** Boxed counts, so counting a known key is one lookup and no map write. */
-  readonly #counts = new Map<number, { n: number }>();
+  /** Boxed counts, so counting a known key is one lookup and no map write. Made by the first count (a link may carry traffic one way only). */
+  #counts: Map<number, { n: number }> | undefined = undefined;
   readonly #limit: number;
   /** The last key counted and its box: a stream on one tag skips even the lookup. */
   #lastKey = -1;
@@ -26,7 +26,7 @@ export class MessageCounter {
 
   /** Messages counted for (context, tag) in this epoch. */
   counted(context: number, tag: number): number {
-    return this.#counts.get(messageKey(context, tag))?.n ?? 0;
+    return this.#counts?.get(messageKey(context, tag))?.n ?? 0;
   }
 
   /** The ordinal (1-based) the next (context, tag) message will get, without counting it. */
@@ -39,24 +39,25 @@ export class MessageCounter {
    * starts a new epoch when the map is full. (Two numbers, not an object: a send asks per message.)
    */
   nextEpoch(nextOrdinal: number): number {
-    return nextOrdinal === 1 && this.#counts.size >= this.#limit ? this.epoch + 1 : this.epoch;
+    return nextOrdinal === 1 && (this.#counts?.size ?? 0) >= this.#limit ? this.epoch + 1 : this.epoch;
   }
 
   /** Count one (context, tag) message; returns its ordinal in the (possibly new) epoch. */
   count(context: number, tag: number): number {
     const key = messageKey(context, tag);
-    const box = key === this.#lastKey ? this.#lastBox : this.#counts.get(key);
+    const counts = (this.#counts ??= new Map());
+    const box = key === this.#lastKey ? this.#lastBox : counts.get(key);
     if (box !== undefined) {
       this.#lastKey = key;
       this.#lastBox = box;
       return ++box.n;
     }
-    if (this.#counts.size >= this.#limit) {
-      this.#counts.clear();
+    if (counts.size >= this.#limit) {
+      counts.clear();
       this.epoch++;
     }
     const fresh = { n: 1 };
-    this.#counts.set(key, fresh);
+    counts.set(key, fresh);
     this.#lastKey = key;
     this.#lastBox = fresh;
     return 1;

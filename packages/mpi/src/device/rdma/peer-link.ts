@@ -24,8 +24,8 @@ export class PeerLink {
   credits: number;
   /** Buffers re-posted for the peer that we have not yet told it about. */
   pendingReturn = 0;
-  /** A ring, not an array shifted and truncated: a send that leaves at once allocates nothing here. */
-  readonly #backlog = new Fifo<Outgoing>(16);
+  /** A ring, not an array shifted and truncated: a send that leaves at once allocates nothing here (small at first: most links queue little). */
+  readonly #backlog = new Fifo<Outgoing>(4);
   /** Unexpected messages whose data still sits in our receive buffers, oldest first. */
   readonly held: IncomingMessage[] = [];
   /** The peer's doorbell window, for immediates. */
@@ -82,5 +82,36 @@ export class PeerLink {
 
   takeBacklog(): Outgoing[] {
     return this.#backlog.drain();
+  }
+}
+
+/**
+ * The device's links, each made when its peer is first used: a map, not an array indexed by rank,
+ * since a rank of a large job speaks to few of its ranks (MVAPICH2's on-demand connections).
+ */
+export class PeerLinks {
+  readonly #byPeer = new Map<number, PeerLink>();
+
+  constructor(
+    /** Each new link's credit window. */
+    readonly window: number,
+    /** Called with each new link (the doorbells track it). */
+    readonly made: (link: PeerLink) => PeerLink,
+  ) {}
+
+  get(peer: number): PeerLink | undefined {
+    return this.#byPeer.get(peer);
+  }
+
+  /** The link of `peer`, made if this is the first use. */
+  of(peer: number): PeerLink {
+    let link = this.#byPeer.get(peer);
+    if (link === undefined) this.#byPeer.set(peer, (link = this.made(new PeerLink(peer, this.window))));
+    return link;
+  }
+
+  /** Every link, by peer rank (the order copy-outs and reports go in, whatever order the links were made in). */
+  inPeerOrder(): PeerLink[] {
+    return [...this.#byPeer.values()].sort((a, b) => a.peer - b.peer);
   }
 }

@@ -7,19 +7,20 @@ import { RequestTable } from '../../adi/request-table.js';
 import { SendMode, SendRequest, type IncomingMessage, type RecvRequest } from '../../adi/requests.js';
 import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
-import { PeerLink, type Outgoing } from './peer-link.js';
+import { PeerLinks, type PeerLink, type Outgoing } from './peer-link.js';
 import { NoticeBatch, writeNotices } from './receive-notices.js';
-import { makeSlots, type Slot } from './slot.js';
+import { SendSlots, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
 import { RdmaTransportHook, RdmaTransportPost } from './rdma-transport-hook.js';
 import { PeerBells } from './peer-bells.js';
 import { RdmaSettings, sendStatus, transportError, type RdmaContext, type RdmaCounts } from './rdma-context.js';
 import { EagerProtocol } from './eager-protocol.js';
-import { RendezvousProtocol, type RendezvousRecv } from './rendezvous-protocol.js';
-import { AdvertisedRecv, ReceiverInitiated, misdirected } from './receiver-initiated.js';
+import { RendezvousProtocol } from './rendezvous-protocol.js';
+import { ReceiverInitiated, misdirected } from './receiver-initiated.js';
 import { rdmaProtocolInfo } from './protocol-info.js';
-import { SharedEagerPool } from './eager-pool.js';
+import { EagerReceiveBuffers } from './eager-receive-buffers.js';
+import { failLink } from './link-failure.js';
 
 /** KVS key of a rank's doorbell window. */
 const BELL_KEY = 'mpi-bell';
@@ -34,9 +35,9 @@ export interface RdmaDeviceAttachment {
 /**
  * The rdma device (MVAPICH2 over uDAPL: Chai et al.). It composes the protocols — eager
  * (`eager-protocol.ts`), rendezvous by read or write (`rendezvous-protocol.ts`), receiver-initiated
- * rendezvous (`receiver-initiated.ts`) — over what they share, kept here: each peer's link with
- * `credits` pre-registered receive buffers posted for it, the send buffers and credits (re-posted
- * buffers come back piggybacked on headers or, past half the window, as an immediate), the
+ * rendezvous (`receiver-initiated.ts`) — over what they share, kept here: each peer's link, the
+ * send buffers and credits (the receive buffers, per peer or one shared pool, and the credits their
+ * reposts give back are `eager-receive-buffers.ts`), the
  * doorbells, and the dispatch of every completion. Progress is the EVDs' push notification: a
  * message is matched when it arrives.
  */
@@ -46,9 +47,8 @@ export class RdmaDevice implements Device {
   readonly #host: DeviceHost;
   readonly #clock: Clock;
   readonly #slotBytes: number;
-  readonly #links: (PeerLink | undefined)[] = [];
-  /** The rank's eager receive pool on a shared receive queue (`mpi.eagerPool`), when in use. */
-  #pool: SharedEagerPool | undefined;
+  readonly #links: PeerLinks;
+  readonly #buffers: EagerReceiveBuffers;
   readonly #sendTable = new RequestTable<SendRequest>();
   readonly #recvTable = new RequestTable<RecvRequest>();
   /** Decoding and encoding use separate headers: decoding a message may send others (credits unstall a backlog). */
@@ -57,7 +57,7 @@ export class RdmaDevice implements Device {
   readonly #waitingForSlots = new Set<PeerLink>();
   readonly #bells = new PeerBells(BELL_KEY, (link, error) => this.#failLink(link, error));
   #a: RdmaDeviceAttachment | undefined;
-  #sendSlots: Slot[] = [];
+  #sendSlots: SendSlots | undefined;
   #rmrs: Rmr[] = [];
   #bellRmr: Rmr | undefined;
   readonly #settings = new RdmaSettings();
@@ -79,7 +79,20 @@ export class RdmaDevice implements Device {
     this.#host = host;
     this.#clock = clock;
     this.#slotBytes = HEADER_BYTES + params.eagerLimit;
-    this.#unexpected = new UnexpectedData(params.unexpectedLimit, clock, (slot, ep, link) => this.#repost(slot, ep, link));
+    this.#links = new PeerLinks(params.credits, (link) => this.#bells.track(link));
+    this.#unexpected = new UnexpectedData(params.unexpectedLimit, clock, (slot, ep, link) => this.#buffers.repost(slot, ep, link));
+    this.#buffers = new EagerReceiveBuffers(params, this.#slotBytes, {
+      counts: this.#counts,
+      unexpected: this.#unexpected,
+      links: () => this.#links.inPeerOrder(),
+      link: (peer) => this.#link(peer),
+      linkOfEp: (ep) => this.#linkOfEp(ep),
+      failLink: (link, error) => this.#failLink(link, error),
+      ring: (ep, link, kind, value) => this.#ring(ep, link, kind, value),
+      closed: () => this.#closed,
+    });
+    this.prepare = this.#buffers.prepare;
+    this.sharedReceiveQueue = this.#buffers.sharedReceiveQueue;
     const context: RdmaContext = {
       params,
       host,
@@ -93,7 +106,7 @@ export class RdmaDevice implements Device {
       ring: (ep, link, kind, value) => this.#ring(ep, link, kind, value),
       whenBellKnown: (link, use) => this.#bells.whenKnown(link, use),
       failLink: (link, error) => this.#failLink(link, error),
-      repost: (slot, ep, link) => this.#repost(slot, ep, link),
+      repost: (slot, ep, link) => this.#buffers.repost(slot, ep, link),
       takeRmr: () => this.#takeRmr(),
       returnRmr: (rmr) => this.#returnRmr(rmr),
     };
@@ -102,27 +115,11 @@ export class RdmaDevice implements Device {
     this.#eager = new EagerProtocol(context, this.#advertised, this.#unexpected);
   }
 
-  /**
-   * Connections' `prepare` hook: post this peer's receive buffers on a new endpoint before it
-   * connects; an endpoint on the shared pool's queue posts none (the pool's first chunk is made now).
-   */
-  readonly prepare = (ep: Endpoint, peer: number): void => {
-    const link = this.#link(peer);
-    if (ep.srq !== undefined && ep.srq === this.#pool?.srq) return this.#pool.start();
-    const slots = makeSlots(ep.pz, this.#params.credits, this.#slotBytes);
-    for (const slot of slots) {
-      slot.link = link;
-      slot.ep = ep;
-      ep.postRecv(slot.post(this.#slotBytes), slot);
-    }
-  };
+  /** Connections' `prepare` hook: this peer's receive buffers on a new endpoint. */
+  readonly prepare: (ep: Endpoint, peer: number) => void;
 
   /** Connections' `sharedReceiveQueue` hook: the eager pool's queue, when `mpi.eagerPool` selects one. */
-  readonly sharedReceiveQueue = (ia: InterfaceAdapter, pz: ProtectionZone): SharedReceiveQueue | undefined => {
-    if (!SharedEagerPool.wanted(this.#params, ia)) return undefined;
-    this.#pool = new SharedEagerPool(this.#params, this.#slotBytes);
-    return this.#pool.make(ia, pz);
-  };
+  readonly sharedReceiveQueue: (ia: InterfaceAdapter, pz: ProtectionZone) => SharedReceiveQueue | undefined;
 
   /** Bind to the job: send buffers and doorbell (a peer's is read from the KVS when the peer is first used). Collective. */
   async attach(a: RdmaDeviceAttachment): Promise<void> {
@@ -135,7 +132,7 @@ export class RdmaDevice implements Device {
     }
     const s = this.#settings;
     s.configure(p, attrs, connections.pz, this.#clock);
-    this.#sendSlots = makeSlots(connections.pz, p.sendBuffers, this.#slotBytes);
+    this.#sendSlots = new SendSlots(connections.pz, p.sendBuffers, this.#slotBytes);
     this.rdmaTransport = new RdmaTransportHook(connections, s.cache!, attrs.capabilities.includes('rdma-read'), s.chunk);
     // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
@@ -173,7 +170,7 @@ export class RdmaDevice implements Device {
   }
 
   pendingSends(): SendRequest[] {
-    const queued = this.#links.flatMap((link) => (link === undefined ? [] : link.backlog().filter((item): item is SendRequest => item instanceof SendRequest && !item.done)));
+    const queued = this.#links.inPeerOrder().flatMap((link) => link.backlog().filter((item): item is SendRequest => item instanceof SendRequest && !item.done));
     return [...queued, ...this.#sendTable.values().filter((r) => !r.done)];
   }
 
@@ -195,7 +192,7 @@ export class RdmaDevice implements Device {
       this.#counts.creditStalls++;
       return false;
     }
-    const slot = this.#sendSlots.pop();
+    const slot = this.#sendSlots!.take();
     if (slot === undefined) {
       this.#waitingForSlots.add(link);
       return false;
@@ -280,9 +277,7 @@ export class RdmaDevice implements Device {
 
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (event.type === 'srq-limit-reached') this.#onPoolLow();
-      else if (event.type === 'srq-ep-drained') this.#onConnectionGone(event.ep);
-      if (event.type !== 'dto-completion') continue;
+      if (this.#buffers.onQueueEvent(event) || event.type !== 'dto-completion') continue;
       try {
         if (event.op === 'recv-immediate') this.#onImmediate(event);
         else if (event.op === 'recv') this.#onSlotFilled(event);
@@ -304,44 +299,10 @@ export class RdmaDevice implements Device {
     if (link !== undefined) this.#failLink(link, failure);
   }
 
-  /**
-   * The shared pool runs low: one more chunk of buffers, while it may grow. At its size the rank is
-   * out of eager buffers — senders wait in the transport (RNR) — so buffers held by unexpected
-   * messages are copied out and go back, beyond `unexpectedLimit` (what a waiting receive does for
-   * its own peer with per-peer pools): no sender can stay blocked behind another's held messages.
-   */
-  #onPoolLow(): void {
-    const pool = this.#pool;
-    if (pool === undefined || this.#closed || pool.grow()) return;
-    this.#counts.poolExhausted++;
-    if (this.#unexpected.held > 0) for (const link of this.#links) this.#unexpected.unhold(link);
-  }
-
-  /**
-   * An endpoint on the shared pool's queue lost its connection (its receives were the queue's, so
-   * none flushed to say so): as a flushed receive does with per-peer pools, the peer is lost to us
-   * unless we are closing. Endpoints the connection service made only to ask a peer to connect
-   * have no peer and are ignored.
-   */
-  #onConnectionGone(ep: Endpoint): void {
-    const link = this.#linkOfEp(ep);
-    if (link === undefined || this.#closed || link.failed !== undefined) return;
-    this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `the connection to rank ${link.peer} was lost (${ep.state})`));
-  }
-
   #onSlotFilled(event: DtoCompletionEvent): void {
     const slot = event.cookie as Slot;
-    let link = slot.link;
-    if (link === undefined) {
-      // A buffer of the shared pool: whichever peer's message filled it.
-      link = this.#linkOfEp(event.ep);
-      if (link === undefined || event.status !== DtoStatus.SUCCESS) this.#pool?.repost(slot);
-      if (link === undefined) return;
-      if (event.status === DtoStatus.SUCCESS) {
-        slot.link = link;
-        slot.ep = event.ep;
-      }
-    }
+    const link = this.#buffers.linkOf(slot, event);
+    if (link === undefined) return;
     if (event.status !== DtoStatus.SUCCESS) {
       // Flushed: the connection went away. At close that is ours; before it, the peer is lost to
       // us, and what waits on it must end (the peer's finalize, too, has no receive waiting on it).
@@ -368,29 +329,16 @@ export class RdmaDevice implements Device {
         return this.#rendezvous.arrivedCts(h, slot, ep, link);
       case MessageKind.ADVERTISE: {
         this.#advertised.onAdvertise(h, link, slot.view);
-        this.#repost(slot, ep, link);
+        this.#buffers.repost(slot, ep, link);
         // A send waiting for a credit may be the one this receive takes.
         if (link.backlogSize > 0) this.#pump(link);
         return;
       }
       case MessageKind.REVOKE: {
         this.#advertised.onRevoke(h, link, slot.view, ep);
-        this.#repost(slot, ep, link);
+        this.#buffers.repost(slot, ep, link);
         return;
       }
-    }
-  }
-
-  /** Give a receive buffer back to its endpoint, and its credit back to the peer (batched). */
-  #repost(slot: Slot, ep: Endpoint, link: PeerLink): void {
-    if (this.#closed) return;
-    if (ep.srq !== undefined) this.#pool?.repost(slot);
-    if (ep.state !== EpState.CONNECTED) return;
-    if (ep.srq === undefined) ep.postRecv(slot.post(this.#slotBytes), slot);
-    if (++link.pendingReturn >= this.#params.credits >>> 1) {
-      this.#counts.creditImmediates++;
-      this.#ring(ep, link, ImmediateKind.CREDIT, link.pendingReturn);
-      link.pendingReturn = 0;
     }
   }
 
@@ -423,7 +371,7 @@ export class RdmaDevice implements Device {
 
   #linkOfEp(ep: Endpoint): PeerLink | undefined {
     const peer = this.#a?.connections.peerOf(ep);
-    return peer === undefined ? undefined : this.#links[peer];
+    return peer === undefined ? undefined : this.#links.get(peer);
   }
 
   // ---- matched messages ---------------------------------------------------------------------
@@ -454,7 +402,7 @@ export class RdmaDevice implements Device {
       const slot = cookie as Slot;
       const owner = slot.owner;
       slot.owner = undefined;
-      this.#sendSlots.push(slot);
+      this.#sendSlots!.give(slot);
       if (!ok) this.#failEp(event);
       if (owner !== undefined) {
         if (ok) owner.complete(sendStatus);
@@ -490,8 +438,8 @@ export class RdmaDevice implements Device {
     // A receive waits and matched nothing: what it waits for may be behind buffers held for that
     // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
     // progress is guaranteed; other peers stay held.
-    if (peer !== undefined) return this.#unexpected.unhold(this.#links[peer]);
-    for (const link of this.#links) this.#unexpected.unhold(link);
+    if (peer !== undefined) return this.#unexpected.unhold(this.#links.get(peer));
+    for (const link of this.#links.inPeerOrder()) this.#unexpected.unhold(link);
   }
 
   deferCancel(request: RecvRequest): boolean {
@@ -513,40 +461,20 @@ export class RdmaDevice implements Device {
   }
 
   #failLink(link: PeerLink, error: MpiError): void {
-    if (link.failed !== undefined) return;
-    link.failed = error;
-    link.openAdvertise = link.openRevoke = undefined;
-    for (const item of link.takeBacklog()) if (!(item instanceof NoticeBatch) && !item.done) item.fail(error);
-    link.claimable.clear();
-    for (const request of this.#sendTable.values()) {
-      if (request.peer === link.peer) {
-        this.#sendTable.take(request.id);
-        request.fail(error);
-      }
-    }
-    // Matched receives still waiting for this peer's data (a CTS or an adopted advertisement).
-    for (const request of this.#recvTable.values()) {
-      const state = request.deviceState;
-      const waitsOnLink = state instanceof AdvertisedRecv ? state.link === link : (state as RendezvousRecv | undefined)?.arrival.link === link;
-      if (waitsOnLink && request.handle === undefined) {
-        this.#recvTable.take(request.id);
-        request.fail(error);
-      }
-    }
-    this.#host.peerFailed(link.peer, error);
+    failLink(link, error, this.#sendTable, this.#recvTable, this.#host);
   }
 
   #link(peer: number): PeerLink {
-    return (this.#links[peer] ??= this.#bells.track(new PeerLink(peer, this.#params.credits)));
+    return this.#links.of(peer);
   }
 
   protocolInfo(): string[] {
-    return rdmaProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#settings, this.#pool !== undefined);
+    return rdmaProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#settings, this.#buffers.pool !== undefined);
   }
 
   counters(): Readonly<Record<string, number>> {
     const u = this.#unexpected;
-    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#settings.cache?.registrations ?? 0, sendsInFlight: this.#inFlight, poolBuffers: this.#pool?.buffers ?? 0 };
+    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#settings.cache?.registrations ?? 0, sendsInFlight: this.#inFlight, poolBuffers: this.#buffers.pool?.buffers ?? 0 };
   }
 
   async close(): Promise<void> {

@@ -65,3 +65,33 @@ export function makeSlots(pz: ProtectionZone, count: number, capacity: number): 
   for (let i = 0; i < count; i++) slots.push(new Slot(lmr, i * capacity, capacity));
   return slots;
 }
+
+/**
+ * The eager send buffers: `count` slots of `capacity` bytes registered as one region at once, each
+ * slot object made when first needed (a rank of a large job has few sends in flight at a time), and
+ * the most recently freed taken first.
+ */
+export class SendSlots {
+  readonly #lmr: Lmr;
+  readonly #free: Slot[] = [];
+  #made = 0;
+
+  constructor(
+    pz: ProtectionZone,
+    readonly count: number,
+    readonly capacity: number,
+  ) {
+    this.#lmr = pz.registerLmr(takeRegion(count * capacity), MemAccess.LOCAL);
+  }
+
+  /** A free slot, or undefined when all `count` are in use. */
+  take(): Slot | undefined {
+    const slot = this.#free.pop();
+    if (slot !== undefined || this.#made === this.count) return slot;
+    return new Slot(this.#lmr, this.capacity * this.#made++, this.capacity);
+  }
+
+  give(slot: Slot): void {
+    this.#free.push(slot);
+  }
+}
