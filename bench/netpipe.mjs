@@ -13,39 +13,41 @@
 //
 //   node bench/netpipe.mjs [--max BYTES] [--rounds N] [--big-rounds N] [--quick] [--json]
 import { connect, createServer } from 'node:net';
-import { parseArgs } from 'node:util';
 import { hasPmiEnvironment } from '@dapl/core';
 import { DatPair } from './lib/dat-pair.mjs';
 import { reportResult, runDeviceJobs } from './lib/device-jobs.mjs';
 import { median } from './lib/median.mjs';
+import { benchOptions } from './lib/options.mjs';
 
-const { values } = parseArgs({
-  options: {
-    max: { type: 'string', default: String(8 << 20) },
-    rounds: { type: 'string', default: '3' },
-    'big-rounds': { type: 'string', default: '9' },
-    json: { type: 'boolean', default: false },
-    quick: { type: 'boolean', default: false },
-    job: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
+const HELP = `usage: node bench/netpipe.mjs [--max BYTES] [--rounds N] [--big-rounds N] [--quick] [--json]
+
+NetPIPE-style throughput over real tcp between two processes: raw Node sockets, DAT send/recv, MPI
+on the channel device (eager limit 128 KiB and 512 KiB) and on the rdma device, interleaved; each
+column beside raw TCP as the median of paired ratios.
+
+  --max BYTES        largest block size (default 8388608)
+  --rounds N         ping-pong rounds per size below 1 MiB (default 3)
+  --big-rounds N     paired rounds per size from 1 MiB up (default 9)
+  --quick            every fourth size below 64 KiB, fewer repetitions
+  --json             the figures as one JSON object on stdout, after the table
+  -h, --help         this text`;
+
+const { values, integer } = benchOptions('netpipe', HELP, {
+  max: { type: 'string', default: String(8 << 20) },
+  rounds: { type: 'string', default: '3' },
+  'big-rounds': { type: 'string', default: '9' },
+  json: { type: 'boolean', default: false },
+  quick: { type: 'boolean', default: false },
+  // Internal: the launcher's child jobs run one device each.
+  job: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
 });
-if (values.help) {
-  process.stdout.write('usage: node bench/netpipe.mjs [--max BYTES] [--rounds N] [--big-rounds N] [--quick] [--json]\n');
-  process.exit(0);
-}
-const max = Number(values.max);
-const rounds = Number(values.rounds);
-const bigRounds = Number(values['big-rounds']);
+const max = integer('max', 1);
+const rounds = integer('rounds', 1);
+const bigRounds = integer('big-rounds', 1);
 /** Sizes from here get `--big-rounds` rounds: where the claim about raw throughput is checked. */
 const BIG = 1 << 20;
 const roundsFor = (n) => (n >= BIG ? bigRounds : rounds);
-for (const [name, v, min] of [['--max', max, 1], ['--rounds', rounds, 1], ['--big-rounds', bigRounds, 1]]) {
-  if (!Number.isSafeInteger(v) || v < min) {
-    process.stderr.write(`netpipe: ${name} must be an integer >= ${min}, got ${String(v)}\n`);
-    process.exit(2);
-  }
-}
 
 /** The jobs: raw sockets are measured in each, beside its MPI device; DAT in the first. */
 const JOBS = [
