@@ -274,7 +274,9 @@ export class SimKernel implements VirtualTimeSource {
     ranks.forEach((main, r) => requireFunction(main, `ranks[${r}]`));
     const startHeld = options.startHeld;
     if (startHeld !== undefined) requireDescription(startHeld, 'options.startHeld');
-    const startWindow = startHeld === undefined ? ranks.length : requireInteger(options.startWindow ?? ranks.length, 'options.startWindow', 1, 2 ** 31 - 1);
+    const window = requireInteger(options.startWindow ?? ranks.length, 'options.startWindow', 1, 2 ** 31 - 1);
+    // Only held ranks are released one by one; without startHeld every rank starts at once.
+    const startWindow = startHeld === undefined ? ranks.length : window;
     this.holdTimeoutMs = requireInteger(options.holdTimeoutMs ?? DEFAULT_TIMEOUT_MS, 'options.holdTimeoutMs', 1, 2 ** 31 - 1);
     this.settleTimeoutMs = requireInteger(options.settleTimeoutMs ?? DEFAULT_TIMEOUT_MS, 'options.settleTimeoutMs', 1, 2 ** 31 - 1);
     this.stopOnFailure = options.stopOnFailure ?? true;
