@@ -4,6 +4,7 @@ import { ConnectionMemory } from './connection-memory.js';
 import { ShmControl, type ControlMessage } from './control.js';
 import { ShmEndpoint } from './ep.js';
 import { ShmProgress } from './progress.js';
+import type { SpinGovernor } from './spin-governor.js';
 import { ShmConnectionRequest } from './psp.js';
 import { ShmPz } from './pz.js';
 import { DirectoryRmrTable } from './window-directory.js';
@@ -21,6 +22,8 @@ interface PendingRequest {
 export interface ShmIaSettings {
   readonly jobKey: Uint8Array;
   readonly spinUs: number;
+  /** Judges, while the engine polls, whether polling pays (`spin=auto`); none: poll for `spinUs` regardless. */
+  readonly governor?: SpinGovernor;
   readonly ringCapacity: number;
   readonly fragmentBytes: number;
 }
@@ -54,7 +57,7 @@ export class ShmIa extends IaBase {
 
   constructor(init: IaBaseInit, settings: ShmIaSettings) {
     super(init);
-    this.progress = new ShmProgress(settings.spinUs);
+    this.progress = new ShmProgress(settings.spinUs, settings.governor);
     this.#ringCapacity = settings.ringCapacity;
     this.fragmentBytes = settings.fragmentBytes;
     this.control = new ShmControl(settings.jobKey, init.address, {

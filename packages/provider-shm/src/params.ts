@@ -8,7 +8,7 @@ export const SHM_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['auto', 'on', 'off'],
     default: 'auto',
-    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed, and the host's 1-minute load average is below its CPU count: a rank that polls while its peer waits for a CPU only delays it",
+    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed; and while it polls, only as long as its thread gets at least half the CPU time it wants (Linux's per-thread run-queue accounting; where that cannot be read, when the host's 1-minute load average is below its CPU count at the start): a rank that polls while its peer waits for a CPU only delays it",
   },
   {
     name: 'spinUs',
@@ -49,14 +49,24 @@ export function fragmentLimit(params: ShmParameters, alignment: number): number 
   return limit - (limit % alignment);
 }
 
+/** How an IA polls: its window in µs (0: it sleeps at once when idle), and whether the window is governed. */
+export interface SpinPlan {
+  readonly spinUs: number;
+  /** Polls only while the thread gets the CPU it wants (`spin=auto`, see spin-governor.ts). */
+  readonly governed: boolean;
+}
+
 /**
- * The polling window an IA uses, in µs (0: it sleeps at once): `spinUs` when spin is on, or auto with
- * each rank on a CPU of its own and the host not already busier than its CPUs (`load`: the 1-minute
- * load average). A rank that polls while its peer waits for a CPU delays the peer by a scheduling
- * period (milliseconds), where sleeping costs a wake-up (30-60 µs).
+ * The polling an IA does: `spinUs` when spin is on; with auto, `spinUs` when each rank has a CPU of
+ * its own, governed by what the thread gets of its CPU while it polls where this thread's scheduler
+ * accounting can be read (`governable`), else only when the host is not already busier than its
+ * CPUs at the start (`load`: the 1-minute load average). A rank that polls while its peer waits for
+ * a CPU delays the peer by a scheduling period (milliseconds), where sleeping costs a wake-up (30-60 µs).
  */
-export function spinWindowUs(params: ShmParameters, localProcesses: number | undefined, cpus: number, load: number): number {
-  if (params.spin === 'off') return 0;
-  if (params.spin === 'auto' && (localProcesses === undefined || localProcesses > cpus || load >= cpus)) return 0;
-  return params.spinUs;
+export function spinPlan(params: ShmParameters, localProcesses: number | undefined, cpus: number, governable: boolean, load: () => number): SpinPlan {
+  if (params.spin === 'off') return { spinUs: 0, governed: false };
+  if (params.spin === 'on') return { spinUs: params.spinUs, governed: false };
+  if (localProcesses === undefined || localProcesses > cpus) return { spinUs: 0, governed: false };
+  if (governable) return { spinUs: params.spinUs, governed: true };
+  return { spinUs: load() < cpus ? params.spinUs : 0, governed: false };
 }

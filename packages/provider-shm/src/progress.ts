@@ -1,5 +1,6 @@
 import { Doorbell } from './doorbell.js';
 import { pollingChain, type ChainMember } from './polling-chain.js';
+import type { SpinGovernor } from './spin-governor.js';
 
 /** What the progress engine polls: a connected endpoint. */
 export interface Pollable {
@@ -31,11 +32,15 @@ const NAP_MS = 0.05;
  * The chain gives the event loop a turn every millisecond, so timers and I/O still run. The engine
  * polls for `spinUs` after the last activity (napping between polls once `NAP_AFTER_MS` have
  * passed), then sleeps in `Atomics.waitAsync` on the IA's doorbell and an idle rank uses no CPU.
- * Peers notify the doorbell only while it is marked sleeping.
+ * Peers notify the doorbell only while it is marked sleeping. With a governor (`spin=auto`), the
+ * engine polls only while the governor allows it, and otherwise sleeps as one that does not spin.
  */
 export class ShmProgress implements ChainMember {
   readonly doorbell = Doorbell.create();
   readonly #spinMs: number;
+  readonly #governor: SpinGovernor | undefined;
+  /** The polling window in force: `#spinMs`, or 0 while the governor says polling does not pay. */
+  #windowMs: number;
   #endpoints: Pollable[] = [];
   /** When polling gives way to sleep (performance.now() ms), if no activity comes first. */
   #deadline = 0;
@@ -49,8 +54,10 @@ export class ShmProgress implements ChainMember {
   #waiting = false;
   #closed = false;
 
-  constructor(spinUs: number) {
+  constructor(spinUs: number, governor?: SpinGovernor) {
     this.#spinMs = spinUs / 1000;
+    this.#windowMs = this.#spinMs;
+    this.#governor = spinUs > 0 ? governor : undefined;
   }
 
   add(ep: Pollable): void {
@@ -68,6 +75,7 @@ export class ShmProgress implements ChainMember {
     if (this.#running || this.#closed) return;
     this.#running = true;
     this.#emptyTurns = 0;
+    if (this.#governor !== undefined) this.#windowMs = this.#governor.allows(performance.now()) ? this.#spinMs : 0;
     pollingChain.join(this);
   }
 
@@ -91,21 +99,23 @@ export class ShmProgress implements ChainMember {
       this.#running = false;
       return false;
     }
+    if (now >= 0 && this.#governor !== undefined) this.#windowMs = this.#governor.allows(now) ? this.#spinMs : 0;
+    const windowMs = this.#windowMs;
     if (this.#pollAll() || this.#posted) {
-      // Activity: a new `spinUs` window from the next look at the clock.
+      // Activity: a new polling window from the next look at the clock.
       this.#posted = false;
       this.#renew = true;
       this.#emptyTurns = 0;
-    } else if (this.#spinMs === 0 && ++this.#emptyTurns >= MICROTASK_TURNS) {
+    } else if (windowMs === 0 && ++this.#emptyTurns >= MICROTASK_TURNS) {
       return this.#stop();
     }
-    if (now < 0 || this.#spinMs === 0) return true;
+    if (now < 0 || windowMs === 0) return true;
     if (this.#renew) {
       this.#renew = false;
-      this.#deadline = now + this.#spinMs;
+      this.#deadline = now + windowMs;
     }
     if (now >= this.#deadline) return this.#stop();
-    if (alone && now >= this.#deadline - this.#spinMs + NAP_AFTER_MS && this.#nap()) this.#renew = true;
+    if (alone && now >= this.#deadline - windowMs + NAP_AFTER_MS && this.#nap()) this.#renew = true;
     return true;
   }
 

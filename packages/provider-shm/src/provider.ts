@@ -6,7 +6,8 @@ import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { SHM_CAPABILITIES, shmLimits } from './attr.js';
 import { newAddress } from './control.js';
 import { ShmIa } from './ia.js';
-import { fragmentLimit, resolveShmParameters, ringCapacity, SHM_PARAMETERS, spinWindowUs } from './params.js';
+import { fragmentLimit, resolveShmParameters, ringCapacity, SHM_PARAMETERS, spinPlan } from './params.js';
+import { SpinGovernor, threadSpinGovernor } from './spin-governor.js';
 import { FRAME_ALIGN } from './ring.js';
 
 /** Used when neither the options nor DAPL_JOB_KEY name a key: IAs of this process can reach each other. */
@@ -40,8 +41,9 @@ export const shmProvider: DatProvider = {
     requireSharedProcess(runtime);
     const local = requireLocalProcessesOption(options.localProcesses);
     const logger = options.logger ?? pino({ level: 'silent' });
-    const spinUs = spinWindowUs(params, local, availableParallelism(), loadavg()[0]);
-    logger.debug({ spin: params.spin, spinUs, localProcesses: local }, spinUs > 0 ? 'polling the rings after activity' : 'sleeping at once when idle');
+    const plan = spinPlan(params, local, availableParallelism(), params.spin === 'auto' && SpinGovernor.available(), () => loadavg()[0]);
+    const spinUs = plan.spinUs;
+    logger.debug({ spin: params.spin, ...plan, localProcesses: local }, spinUs > 0 ? 'polling the rings after activity' : 'sleeping at once when idle');
     const address = newAddress();
     return new ShmIa(
       {
@@ -54,7 +56,7 @@ export const shmProvider: DatProvider = {
         logger: logger.child({ component: 'provider-shm:Ia' }),
         defaultConnectTimeoutMs: params.connectTimeoutMs,
       },
-      { jobKey: iaJobKey(options, processJobKey), spinUs, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
+      { jobKey: iaJobKey(options, processJobKey), spinUs, governor: plan.governed ? threadSpinGovernor() : undefined, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
     );
   },
 };
