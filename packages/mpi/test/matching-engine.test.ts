@@ -1,7 +1,7 @@
 import { seededRandom } from '@dapl/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ANY_SOURCE, ANY_TAG } from '../src/api/constants.js';
-import { MatchingEngine, type PostedHandle } from '../src/adi/matching-engine.js';
+import { MatchingEngine, PARKED_BINS, type PostedHandle } from '../src/adi/matching-engine.js';
 
 const ANY = -1;
 
@@ -46,7 +46,8 @@ describe('MatchingEngine', () => {
     expect(m.takePosted(0, 1, 5)).toBeUndefined();
     m.queueUnexpected(0, 1, 5, 'late');
     expect(m.post(0, 1, 5, 'r').message).toBe('late');
-    expect(m.binCount).toBe(0);
+    // Nothing queued: what stays filed is the context and its emptied bins, kept for reuse.
+    expect(m.binCount).toBeLessThanOrEqual(1 + PARKED_BINS);
   });
 
   it('takeIfFirst takes a receive only when a message of its own source and tag would match it', () => {
@@ -132,7 +133,7 @@ describe('MatchingEngine', () => {
     expect(m.unexpectedCount).toBe(1);
   });
 
-  it('empty bins are dropped: 100,000 distinct tags leave nothing behind', () => {
+  it('empty bins are dropped: 100,000 distinct tags leave no more than the parked bins behind', () => {
     const m = new MatchingEngine<number, number>();
     for (let i = 0; i < 100_000; i++) {
       if (i % 2 === 0) {
@@ -143,7 +144,7 @@ describe('MatchingEngine', () => {
         expect(m.post(0, ANY_SOURCE, i, i).message).toBe(i);
       }
     }
-    expect(m.binCount).toBe(0);
+    expect(m.binCount).toBeLessThanOrEqual(1 + PARKED_BINS);
     expect(m.postedCount + m.unexpectedCount).toBe(0);
   });
 
@@ -221,3 +222,42 @@ class ReferenceMatcher {
     return true;
   }
 }
+
+describe('the matching engine keeps emptied bins for reuse, boundedly', () => {
+  it('a ping-pong of one (source, tag) reuses its bins and its context: the same lists, no new ones', () => {
+    const m = new MatchingEngine<number, number>();
+    m.post(0, 1, 5, 0);
+    expect(m.takePosted(0, 1, 5)).toBe(0);
+    m.queueUnexpected(0, 1, 5, 0);
+    expect(m.post(0, 1, 5, 0).message).toBe(0);
+    const held = m.binCount;
+    for (let i = 1; i < 1000; i++) {
+      m.post(0, 1, 5, i);
+      expect(m.takePosted(0, 1, 5)).toBe(i);
+      m.queueUnexpected(0, 1, 5, i);
+      expect(m.post(0, 1, 5, i).message).toBe(i);
+    }
+    expect(m.binCount).toBe(held);
+  });
+
+  it('a parked bin that is reused and emptied again matches in order, and one whose context went is no harm', () => {
+    const m = new MatchingEngine<string, string>();
+    m.post(0, 1, 5, 'a');
+    m.takePosted(0, 1, 5);
+    // Another context empties: context 0 goes, its parked bin with it; context 0 comes back afresh.
+    m.post(1, 1, 5, 'b');
+    m.takePosted(1, 1, 5);
+    m.post(0, 1, 5, 'c');
+    m.post(0, 1, 5, 'd');
+    expect(m.takePosted(0, 1, 5)).toBe('c');
+    expect(m.takePosted(0, 1, 5)).toBe('d');
+    expect(m.takePosted(0, 1, 5)).toBeUndefined();
+    // Many distinct tags after: the parked bins are evicted, whatever context they were in.
+    for (let t = 0; t < 4 * PARKED_BINS; t++) {
+      m.post(2, 3, t, 'x');
+      expect(m.takePosted(2, 3, t)).toBe('x');
+    }
+    expect(m.binCount).toBeLessThanOrEqual(1 + PARKED_BINS);
+    expect(m.dropContext(0)).toEqual({ receives: [], messages: [] });
+  });
+});

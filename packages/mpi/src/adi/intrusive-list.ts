@@ -25,6 +25,8 @@ export class LinkedList<T> {
   head: ListNode<T> | null = null;
   tail: ListNode<T> | null = null;
   size = 0;
+  /** Left filed while empty, for reuse (its owner keeps a bounded number so). */
+  parked = false;
 
   /** `key` is where the list is filed in its owner's map (to drop it when it empties). */
   constructor(readonly key: number) {}

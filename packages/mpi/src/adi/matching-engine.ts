@@ -19,6 +19,14 @@ function pairKey(source: number, tag: number): number {
   return source * 0x1_0000_0000 + tag;
 }
 
+/**
+ * Bins left filed while empty, at most this many (the oldest is dropped when one more empties): a
+ * stream that posts and matches the same (source, tag) again and again — every ping-pong — reuses
+ * its bins instead of making and filing a list per message, and memory still follows what is
+ * queued, give or take these.
+ */
+export const PARKED_BINS = 8;
+
 /** One communicator context's queues. */
 class ContextQueues<R, M> {
   /** Posted receives by kind of pattern; each list is FIFO, and every entry of a list accepts the same messages. */
@@ -30,9 +38,11 @@ class ContextQueues<R, M> {
   readonly unexpectedBySource = new Map<number, LinkedList<M>>();
   readonly unexpectedByTag = new Map<number, LinkedList<M>>();
   readonly unexpected = new LinkedList<M>(-1);
+  /** Posted receives queued, in all bins. */
+  posted = 0;
 
   get empty(): boolean {
-    return this.postedAny.size === 0 && this.unexpected.size === 0 && this.postedByPair.size === 0 && this.postedAnySource.size === 0 && this.postedAnyTag.size === 0;
+    return this.posted === 0 && this.unexpected.size === 0;
   }
 }
 
@@ -42,7 +52,8 @@ class ContextQueues<R, M> {
  * it: the candidates are the heads of at most four FIFO bins — (source, tag), (ANY, tag),
  * (source, ANY), (ANY, ANY) — compared by post order. A receive matches the OLDEST unexpected
  * message it accepts: the head of the one list that holds exactly the messages its pattern accepts.
- * Empty bins are deleted, so memory follows what is queued, not every tag ever used.
+ * Empty bins are dropped (all but the last `PARKED_BINS` to empty, kept for reuse), and so are
+ * emptied contexts (all but the last), so memory follows what is queued, not every tag ever used.
  */
 export class MatchingEngine<R, M> {
   readonly #contexts = new Map<number, ContextQueues<R, M>>();
@@ -53,6 +64,11 @@ export class MatchingEngine<R, M> {
   #spareQueues: ContextQueues<R, M> | undefined = undefined;
   /** Unexpected-message nodes for reuse (posted nodes are handles, so never reused). */
   readonly #spare: ListNode<M>[] = [];
+  /** Bins left filed while empty, oldest first, and the map each is filed in (`PARKED_BINS` at most). */
+  readonly #parked: LinkedList<unknown>[] = [];
+  readonly #parkedIn: Map<number, LinkedList<unknown>>[] = [];
+  /** The context that emptied last, left in place for its next post (one that empties after it retires it). */
+  #idleContext: number | undefined = undefined;
   #postSeq = 0;
   #arrivalSeq = 0;
   #posted = 0;
@@ -66,7 +82,7 @@ export class MatchingEngine<R, M> {
     return this.#unexpected;
   }
 
-  /** Lists filed in maps across all contexts, and contexts held (both 0 when nothing is queued). */
+  /** Lists filed in maps across all contexts, and contexts held (when nothing is queued: at most `PARKED_BINS` and one). */
   get binCount(): number {
     let n = this.#contexts.size;
     for (const q of this.#contexts.values()) {
@@ -96,6 +112,7 @@ export class MatchingEngine<R, M> {
     if (source === ANY_SOURCE) bin = tag === ANY_TAG ? queues.postedAny : filed(queues.postedAnySource, tag);
     else bin = tag === ANY_TAG ? filed(queues.postedAnyTag, source) : filed(queues.postedByPair, pairKey(source, tag));
     pushBack(bin, node, 0);
+    queues.posted++;
     this.#posted++;
     return { handle: node };
   }
@@ -231,10 +248,31 @@ export class MatchingEngine<R, M> {
     return (q.postedAny.head?.seq ?? Infinity) < seq || (q.postedAnySource.get(node.tag)?.head?.seq ?? Infinity) < seq || (q.postedAnyTag.get(node.source)?.head?.seq ?? Infinity) < seq;
   }
 
-  /** An emptied context's queues go; their (empty) maps are kept for the next context to need some. */
-  #retire(context: number, q: ContextQueues<R, M>): void {
-    this.#contexts.delete(context);
+  /**
+   * `context` has nothing queued: it stays, for its next post, until another context empties; then
+   * it goes, and its (empty) maps are kept for the next context to need some.
+   */
+  #emptied(context: number): void {
+    const idle = this.#idleContext;
+    this.#idleContext = context;
+    if (idle === undefined || idle === context) return;
+    const q = this.#contexts.get(idle);
+    if (q === undefined || !q.empty) return;
+    this.#contexts.delete(idle);
     this.#spareQueues = q;
+  }
+
+  /** `list` emptied in `map`: it stays filed, and the oldest parked bin beyond `PARKED_BINS` goes (if still empty). */
+  #park<T>(map: Map<number, LinkedList<T>>, list: LinkedList<T>): void {
+    if (list.parked) return;
+    list.parked = true;
+    this.#parked.push(list);
+    this.#parkedIn.push(map as Map<number, LinkedList<unknown>>);
+    if (this.#parked.length <= PARKED_BINS) return;
+    const oldest = this.#parked.shift()!;
+    const filedIn = this.#parkedIn.shift()!;
+    oldest.parked = false;
+    if (oldest.size === 0 && filedIn.get(oldest.key) === oldest) filedIn.delete(oldest.key);
   }
 
   #queues(context: number): ContextQueues<R, M> {
@@ -257,24 +295,29 @@ export class MatchingEngine<R, M> {
   #removePosted(context: number, q: ContextQueues<R, M>, node: ListNode<R>): void {
     const bin = unlink(node, 0);
     this.#posted--;
+    q.posted--;
     node.value = undefined;
     if (bin !== null && bin.size === 0 && bin !== q.postedAny) {
-      if (node.source === ANY_SOURCE) q.postedAnySource.delete(bin.key);
-      else if (node.tag === ANY_TAG) q.postedAnyTag.delete(bin.key);
-      else q.postedByPair.delete(bin.key);
+      if (node.source === ANY_SOURCE) this.#park(q.postedAnySource, bin);
+      else if (node.tag === ANY_TAG) this.#park(q.postedAnyTag, bin);
+      else this.#park(q.postedByPair, bin);
     }
-    if (q.empty) this.#retire(context, q);
+    if (q.empty) this.#emptied(context);
   }
 
   #removeUnexpected(context: number, q: ContextQueues<R, M>, node: ListNode<M>): void {
-    dropIfEmpty(q.unexpectedByPair, unlink(node, BY_PAIR));
-    dropIfEmpty(q.unexpectedBySource, unlink(node, BY_SOURCE));
-    dropIfEmpty(q.unexpectedByTag, unlink(node, BY_TAG));
+    this.#parkIfEmpty(q.unexpectedByPair, unlink(node, BY_PAIR));
+    this.#parkIfEmpty(q.unexpectedBySource, unlink(node, BY_SOURCE));
+    this.#parkIfEmpty(q.unexpectedByTag, unlink(node, BY_TAG));
     unlink(node, ALL);
     this.#unexpected--;
     node.value = undefined;
     this.#spare.push(node);
-    if (q.empty) this.#retire(context, q);
+    if (q.empty) this.#emptied(context);
+  }
+
+  #parkIfEmpty<T>(map: Map<number, LinkedList<T>>, list: LinkedList<T> | null): void {
+    if (list !== null && list.size === 0) this.#park(map, list);
   }
 }
 
@@ -285,10 +328,6 @@ function filed<T>(map: Map<number, LinkedList<T>>, key: number): LinkedList<T> {
     map.set(key, list);
   }
   return list;
-}
-
-function dropIfEmpty<T>(map: Map<number, LinkedList<T>>, list: LinkedList<T> | null): void {
-  if (list !== null && list.size === 0) map.delete(list.key);
 }
 
 function older<T>(a: ListNode<T> | null, b: ListNode<T> | null): ListNode<T> | null {
