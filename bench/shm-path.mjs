@@ -3,7 +3,8 @@
 // between two worker threads (1) on a bare SharedArrayBuffer, each side spinning on Atomics.load
 // (the floor: two cache-line transfers per round trip), (2) the same with an `await` per message
 // (the floor of any promise-based API), (3) DAT send/recv on MPI's IA with one EVD wait per
-// message (bench/lib/dat-pair.mjs), (4) @dapl/mpi send/recv, and (5) the DAT ping-pong of (3)
+// message (bench/lib/dat-pair.mjs), (4) @dapl/mpi send/recv (and again with each round trip timed
+// on its own: their median, and the share of the time spent in round trips over 10 us), and (5) the DAT ping-pong of (3)
 // between two IAs of one thread, with the CPU time it takes per message: the software's own cost,
 // which a host whose CPUs are shared with other work does not blur as it blurs (1)-(4). (1), (2)
 // and (5) run in this process, (3) and (4) in a `dapl run -n 2 --provider shm` job with spin on;
@@ -18,11 +19,16 @@ import { MemAccess, workerRank } from '@dapl/core';
 import { benchOptions } from './lib/options.mjs';
 import { median } from './lib/median.mjs';
 
+/** A round trip slower than this (µs) counts as a stall in `roundTripSpread`. */
+const SLOW_US = 10;
+
 const HELP = `usage: node bench/shm-path.mjs [options]
 
 The cost of one small message on the shm provider, layer by layer, in one run: a bare
 SharedArrayBuffer ping-pong between two spinning worker threads, the same with an await per
-message, DAT send/recv (one EVD wait per message) and @dapl/mpi send/recv over shm (spin on),
+message, DAT send/recv (one EVD wait per message) and @dapl/mpi send/recv over shm (spin on;
+again with each round trip timed alone: the median, and the share of the time spent in round
+trips over 10 us, the stalls a mean includes),
 and the same DAT ping-pong between two IAs of one thread with its CPU time per message. Half
 round trips in µs, medians over alternating rounds.
 
@@ -93,9 +99,39 @@ async function measureDapl(size, iters) {
   const datLatency = await time((n) => dat.pingPong(size, n));
   const buf = new Uint8Array(size);
   const mpiLatency = await time((n) => mpiPingPong(mpi.world, buf, n));
+  const spread = await roundTripSpread(mpi.world, buf, iters);
   await dat.close();
-  if (mpi.world.rank === 0) process.stdout.write(`${JSON.stringify({ datLatency, mpiLatency })}\n`);
+  if (mpi.world.rank === 0) process.stdout.write(`${JSON.stringify({ datLatency, mpiLatency, ...spread })}\n`);
   await mpi.finalize();
+}
+
+/**
+ * The MPI ping-pong again, rank 0 timing each round trip on its own: the median half round trip,
+ * and how much of the mean comes from round trips slower than `SLOW_US` (a collection, the event
+ * loop's turn, a nap), which the mean of a timed loop includes and the median does not.
+ */
+async function roundTripSpread(world, buf, iters) {
+  const times = new Float64Array(iters);
+  const peer = 1 - world.rank;
+  for (let i = 0; i < iters; i++) {
+    const start = performance.now();
+    if (world.rank === 0) {
+      await world.send(buf, peer, 1);
+      await world.recv(buf, peer, 1);
+    } else {
+      await world.recv(buf, peer, 1);
+      await world.send(buf, peer, 1);
+    }
+    times[i] = (performance.now() - start) * 1000;
+  }
+  let total = 0;
+  let slow = 0;
+  for (const t of times) {
+    total += t;
+    if (t > SLOW_US) slow += t;
+  }
+  times.sort();
+  return { mpiMedian: times[iters >> 1] / 2, mpiSlowShare: slow / total };
 }
 
 /** Both ends of the DAT ping-pong in this thread (two shm IAs, spin on): wall and CPU µs per message. */
@@ -142,7 +178,8 @@ async function orchestrate(rounds, iters, size) {
   const dapl = fileURLToPath(new URL('../packages/core/dist/cli/main.js', import.meta.url));
   const script = fileURLToPath(import.meta.url);
   process.stdout.write(`# shm-path: ${rounds} rounds, ${iters} round trips each, ${size} B; half round trip in us\n`);
-  process.stdout.write('# round   bare SAB  SAB+await      DAT      MPI  DAT 1 thread (CPU)\n');
+  process.stdout.write(`# MPI p50: the median of the MPI round trips timed one by one, halved; stalls: the share of their total time in round trips over ${SLOW_US} us\n`);
+  process.stdout.write('# round   bare SAB  SAB+await      DAT      MPI  MPI p50  stalls  DAT 1 thread (CPU)\n');
   const rows = [];
   for (let r = 0; r < rounds; r++) {
     const spin = await bare(iters, false);
@@ -155,11 +192,12 @@ async function orchestrate(rounds, iters, size) {
     });
     const line = out.split('\n').find((l) => l.startsWith('{'));
     if (line === undefined) throw new Error(`shm-path: the shm job printed no figures:\n${out}`);
-    const { datLatency, mpiLatency } = JSON.parse(line);
-    rows.push({ spin, awaited, datLatency, mpiLatency, local });
+    const { datLatency, mpiLatency, mpiMedian, mpiSlowShare } = JSON.parse(line);
+    rows.push({ spin, awaited, datLatency, mpiLatency, mpiMedian, mpiSlowShare, local });
     const f = (v) => v.toFixed(3).padStart(9);
-    process.stdout.write(`${String(r + 1).padEnd(7)}${f(spin)}  ${f(awaited)}${f(datLatency)}${f(mpiLatency)}${f(local.wall)} (${local.cpu.toFixed(3)})\n`);
+    const pct = `${(100 * mpiSlowShare).toFixed(0)} %`.padStart(8);
+    process.stdout.write(`${String(r + 1).padEnd(7)}${f(spin)}  ${f(awaited)}${f(datLatency)}${f(mpiLatency)}${f(mpiMedian)}${pct}${f(local.wall)} (${local.cpu.toFixed(3)})\n`);
   }
   const med = (pick) => median(rows.map(pick)).toFixed(3);
-  process.stdout.write(`# medians: bare ${med((r) => r.spin)} us, with await ${med((r) => r.awaited)} us, DAT ${med((r) => r.datLatency)} us, MPI ${med((r) => r.mpiLatency)} us; DAT in one thread ${med((r) => r.local.wall)} us, ${med((r) => r.local.cpu)} us of CPU\n`);
+  process.stdout.write(`# medians: bare ${med((r) => r.spin)} us, with await ${med((r) => r.awaited)} us, DAT ${med((r) => r.datLatency)} us, MPI ${med((r) => r.mpiLatency)} us (p50 ${med((r) => r.mpiMedian)} us, ${(100 * median(rows.map((r) => r.mpiSlowShare))).toFixed(0)} % of the time in stalls); DAT in one thread ${med((r) => r.local.wall)} us, ${med((r) => r.local.cpu)} us of CPU\n`);
 }
