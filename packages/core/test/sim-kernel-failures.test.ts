@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { isDatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
-import { NetworkModel } from '../src/sim/network-model.js';
+import { SimNetwork } from '../src/sim/sim-network.js';
 import { isSimDeadlockError, SimDeadlockError } from '../src/sim/sim-deadlock-error.js';
 import { SimKernel } from '../src/sim/sim-kernel.js';
 import { thrown, rejection } from './support/dat-errors.js';
@@ -11,7 +11,7 @@ import { FakeFabric, NET } from './support/sim-fabric.js';
 describe('SimKernel deadlocks', () => {
   it('two ranks that both wait for a message first: names rank 0 and rank 1 and what each waits for', async () => {
     const kernel = new SimKernel();
-    const fabric = new FakeFabric(kernel, new NetworkModel(NET), 2);
+    const fabric = new FakeFabric(kernel, new SimNetwork(kernel, NET), 2);
     const error = await rejection(
       kernel.run([
         async () => {
@@ -122,7 +122,7 @@ describe('SimKernel deadlocks', () => {
 describe('SimKernel failures, aborts and stops', () => {
   it('a rank whose main rejects ends the run promptly (stopOnFailure by default)', async () => {
     const kernel = new SimKernel();
-    const fabric = new FakeFabric(kernel, new NetworkModel(NET), 3);
+    const fabric = new FakeFabric(kernel, new SimNetwork(kernel, NET), 3);
     const result = await kernel.run([
       async () => {
         await fabric.recv(0);
@@ -147,7 +147,7 @@ describe('SimKernel failures, aborts and stops', () => {
 
   it('with stopOnFailure false the others go on; a rank left waiting for the failed one is a deadlock that mentions the failure', async () => {
     const kernel = new SimKernel();
-    const fabric = new FakeFabric(kernel, new NetworkModel(NET), 3);
+    const fabric = new FakeFabric(kernel, new SimNetwork(kernel, NET), 3);
     const error = await rejection(
       kernel.run(
         [

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { DatError } from '../src/dat/errors.js';
 import { DatStatus } from '../src/dat/status.js';
-import { NetworkModel } from '../src/sim/network-model.js';
+import { SimNetwork } from '../src/sim/sim-network.js';
 import { SimKernel } from '../src/sim/sim-kernel.js';
 import { seededRandom } from '../src/testing/seeded-random.js';
 import { thrown, rejection } from './support/dat-errors.js';
@@ -12,7 +12,7 @@ import { FakeFabric, NET, oneWayNs } from './support/sim-fabric.js';
 /** Two ranks ping-pong `rounds` times; each charges `chargeNs` of CPU before it answers. */
 async function pingPong(rounds: number, bytes: number, chargeNs: number) {
   const kernel = new SimKernel();
-  const fabric = new FakeFabric(kernel, new NetworkModel(NET), 2);
+  const fabric = new FakeFabric(kernel, new SimNetwork(kernel, NET), 2);
   const result = await kernel.run([
     async () => {
       for (let i = 0; i < rounds; i++) {
@@ -36,7 +36,7 @@ async function pingPong(rounds: number, bytes: number, chargeNs: number) {
 /** Six ranks: every rank sends seeded-random messages to rank 0 (contending for its NIC) and to a neighbour. */
 async function contendedScenario() {
   const kernel = new SimKernel();
-  const fabric = new FakeFabric(kernel, new NetworkModel(NET), 6);
+  const fabric = new FakeFabric(kernel, new SimNetwork(kernel, NET), 6);
   const random = seededRandom(99);
   const sizes = Array.from({ length: 40 }, () => Math.floor(random() * 2000));
   const ranks = Array.from({ length: 6 }, (_, r) => async () => {
@@ -133,7 +133,8 @@ describe('SimKernel.run', () => {
     expect(result.rankEndNs[0]).toBe(rounds * rtt);
     expect(result.endNs).toBe(rounds * rtt);
     expect(fabric.log.slice(0, 4)).toEqual(['20 send 0->1 100B #0', '1235 deliver 0->1 #0', '1255 send 1->0 100B #0', '2470 deliver 1->0 #0']);
-    expect(result.stats.eventsProcessed).toBe(2 * rounds);
+    // Two events per message: its first byte at the target (the NIC booked) and its delivery.
+    expect(result.stats.eventsProcessed).toBe(2 * 2 * rounds);
   });
 
   it('is deterministic: the same scenario gives the same event log and times', async () => {
@@ -151,7 +152,7 @@ describe('SimKernel.run', () => {
 
   it('does not advance time while a woken rank runs through deep await chains, nextTicks and setImmediates', async () => {
     const kernel = new SimKernel();
-    const fabric = new FakeFabric(kernel, new NetworkModel(NET), 3);
+    const fabric = new FakeFabric(kernel, new SimNetwork(kernel, NET), 3);
     const deep = async (depth: number): Promise<number> => {
       if (depth === 0) return 0;
       await Promise.resolve();
@@ -277,7 +278,7 @@ describe('SimKernel speed', () => {
   /** A ring of `size` ranks passing tokens `laps` times round; with `everyRank` each rank starts one (256 events per time step). */
   async function ring(everyRank: boolean) {
     const kernel = new SimKernel();
-    const fabric = new FakeFabric(kernel, new NetworkModel({ ...NET, nodes: size }), size, false);
+    const fabric = new FakeFabric(kernel, new SimNetwork(kernel, { ...NET, nodes: size }), size, false);
     const starts = (r: number) => everyRank || r === 0;
     const ranks = Array.from({ length: size }, (_, r) => async () => {
       const clock = kernel.clock(r);
@@ -303,15 +304,16 @@ describe('SimKernel speed', () => {
     const result = await ring(false);
     const hops = size * laps;
     expect(result.outcome).toBe('completed');
-    expect(result.stats.eventsProcessed).toBe(hops);
-    expect(result.stats.timeSteps).toBe(hops);
+    // Two events per hop, at two times: the token's first byte at the next rank, then its delivery.
+    expect(result.stats.eventsProcessed).toBe(2 * hops);
+    expect(result.stats.timeSteps).toBe(2 * hops);
     expect(result.rankEndNs[0]).toBe(hops * oneWayNs(8) + (hops - 1) * chargeNs);
   });
 
   it('passes 256 tokens at once (no contention: each NIC sends one and receives one at a time)', async () => {
     const result = await ring(true);
-    expect(result.stats.eventsProcessed).toBe(size * laps);
-    expect(result.stats.timeSteps).toBe(laps);
+    expect(result.stats.eventsProcessed).toBe(2 * size * laps);
+    expect(result.stats.timeSteps).toBe(2 * laps);
     expect(new Set(result.rankEndNs)).toEqual(new Set([laps * oneWayNs(8) + (laps - 1) * chargeNs]));
   });
 });

@@ -1,4 +1,4 @@
-import { Crossbar2D, DatError, DatStatus, NetworkModel, type SimKernel } from '@dapl/core';
+import { Crossbar2D, DatError, DatStatus, SimNetwork, type SimKernel } from '@dapl/core';
 import { SimFabric } from '@dapl/core/provider-kit';
 import { HwRendezvous } from './hw-rendezvous.js';
 import { COMBUF_PARAMETERS, type CombufParameters } from './params.js';
@@ -30,7 +30,7 @@ export function nicOverheadNs(p: CombufParameters): number {
  * and the hardware collectives' meeting point.
  */
 export class CombufFabric extends SimFabric<CombufParameters> {
-  readonly network: NetworkModel;
+  readonly network: SimNetwork;
   readonly crossbar: Crossbar2D;
   /** Where the members of a hardware barrier or broadcast meet (one serialized crossbar per machine). */
   readonly collectives: HwRendezvous;
@@ -40,7 +40,7 @@ export class CombufFabric extends SimFabric<CombufParameters> {
     const nic = nicOverheadNs(params);
     const x = Math.min(params.crossbarWidth, params.maxNodes);
     this.crossbar = new Crossbar2D(x, Math.ceil(params.maxNodes / x));
-    this.network = new NetworkModel({
+    this.network = new SimNetwork(kernel, {
       nodes: params.maxNodes,
       latencyNs: params.linkLatencyNs,
       bytesPerNs: params.linkBytesPerNs,

@@ -67,8 +67,7 @@ function issue(f: Flight): void {
   const fabric = f.src.fabric;
   const kernel = fabric.kernel;
   const bytes = f.req.op === 'rdma-read' ? 0 : f.req.length;
-  const t = fabric.network.transfer(f.src.node, f.dst.node, bytes, kernel.now);
-  kernel.schedule(t.arrivesAt, f.req.op === 'rdma-read' ? readRequestArrives : arrives, f);
+  fabric.network.send(f.src.node, f.dst.node, bytes, kernel.now, f.req.op === 'rdma-read' ? readRequestArrives : arrives, f);
 }
 
 /** CPU time to scatter `bytes` out of the contiguous remote DMA area into an iov of several segments. */
@@ -126,8 +125,7 @@ function readRequestArrives(f: Flight): void {
   if (typeof grant === 'string') return reply(f, { status: DtoStatus.REMOTE_ACCESS, reason: grant });
   // The target's NIA reads the memory now; the initiator sees the bytes when they arrive.
   const bytes = grant.bytes.slice(grant.start, grant.start + req.length);
-  const t = fabric.network.transfer(f.dst.node, f.src.node, req.length, fabric.kernel.now);
-  fabric.kernel.schedule(t.arrivesAt, readResponseArrives, { f, bytes });
+  fabric.network.send(f.dst.node, f.src.node, req.length, fabric.kernel.now, readResponseArrives, { f, bytes });
 }
 
 function readResponseArrives(x: ReadResponse<Flight>): void {

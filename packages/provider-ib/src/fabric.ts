@@ -1,4 +1,4 @@
-import { NetworkModel, type SimKernel } from '@dapl/core';
+import { SimNetwork, type SimKernel } from '@dapl/core';
 import { SimFabric } from '@dapl/core/provider-kit';
 import { IB_PARAMETERS, type IbParameters } from './params.js';
 
@@ -7,13 +7,13 @@ import { IB_PARAMETERS, type IbParameters } from './params.js';
  * listeners, nodes) with the network model and each node's PCI-X bus.
  */
 export class IbFabric extends SimFabric<IbParameters> {
-  readonly network: NetworkModel;
+  readonly network: SimNetwork;
   /** Per node: when its PCI-X bus is free again, ns. */
   private readonly busFree: Float64Array;
 
   constructor(kernel: SimKernel, params: IbParameters) {
     super(kernel, params, 'ib', IB_PARAMETERS);
-    this.network = new NetworkModel({
+    this.network = new SimNetwork(kernel, {
       nodes: params.maxNodes,
       latencyNs: params.linkLatencyNs,
       bytesPerNs: params.linkBytesPerNs,

@@ -17,7 +17,8 @@ interface Flight extends SimFlight<IbEndpoint> {
 /**
  * The data path of one RC queue pair (the initiator side of every request posted on it): each
  * stage of a DTO is a kernel event at its modelled time, and shared resources (PCI-X buses, NICs)
- * are booked from those events, so in time order.
+ * are booked from those events, so in time order (a target's NIC when the message's first byte
+ * reaches it: SimNetwork).
  *
  * send / write: post (CPU) → DMA read unless inline → wire → arrival (RMR check, bytes copied, receive
  * matched) → DMA write at the target → target completion → ACK → send completion.
@@ -97,13 +98,11 @@ function issue(f: Flight): void {
   const inline = req.op !== 'rdma-read' && req.length <= p.inlineBytes;
   const fetched = fabric.dmaRead(f.src.node, p.wqeBytes + (inline ? req.length : 0), kernel.now + p.doorbellNs).doneAt;
   if (req.op === 'rdma-read') {
-    const t = fabric.network.transfer(f.src.node, f.dst.node, 0, fetched);
-    kernel.schedule(t.arrivesAt, readRequestArrives, f);
+    fabric.network.send(f.src.node, f.dst.node, 0, fetched, readRequestArrives, f);
     return;
   }
   const start = inline ? fetched : payloadReady(fabric, f.src.node, req.length, fetched);
-  const t = fabric.network.transfer(f.src.node, f.dst.node, req.length, start);
-  kernel.schedule(t.arrivesAt, arrives, f);
+  fabric.network.send(f.src.node, f.dst.node, req.length, start, arrives, f);
 }
 
 /** When a payload that is not inline can start onto the wire: streamed from a DMA read. */
@@ -167,14 +166,12 @@ function targetDone(x: TargetDone<Flight>): void {
   if (x.recv !== undefined) f.dst.completeRecvAt(x.recv, x.recvStatus, x.recvStatus === DtoStatus.SUCCESS ? f.req.length : 0);
   if (x.recvStatus !== DtoStatus.SUCCESS) return; // the NAK went back at arrival
   if (f.req.op === 'rdma-write-immediate') f.dst.immediateArrived(f.req.immediate, f.req.length);
-  const ack = fabric.network.transfer(f.dst.node, f.src.node, 0, fabric.kernel.now);
-  fabric.kernel.schedule(ack.arrivesAt + fabric.params.pciWriteLatencyNs, initiatorDone, { f, outcome: DTO_SUCCESS });
+  fabric.network.send(f.dst.node, f.src.node, 0, fabric.kernel.now, initiatorDone, { f, outcome: DTO_SUCCESS }, fabric.params.pciWriteLatencyNs);
 }
 
 function nak(f: Flight, outcome: DtoOutcome): void {
   const fabric = f.src.fabric;
-  const back = fabric.network.transfer(f.dst.node, f.src.node, 0, fabric.kernel.now);
-  fabric.kernel.schedule(back.arrivesAt + fabric.params.pciWriteLatencyNs, initiatorDone, { f, outcome });
+  fabric.network.send(f.dst.node, f.src.node, 0, fabric.kernel.now, initiatorDone, { f, outcome }, fabric.params.pciWriteLatencyNs);
 }
 
 function readRequestArrives(f: Flight): void {
@@ -189,8 +186,7 @@ function readRequestArrives(f: Flight): void {
   const bytes = grant.bytes.slice(grant.start, grant.start + req.length);
   // A read response always comes by DMA from the responder's memory (no inline on that side).
   const start = req.length === 0 ? now : payloadReady(fabric, f.dst.node, req.length, now);
-  const t = fabric.network.transfer(f.dst.node, f.src.node, req.length, start);
-  fabric.kernel.schedule(t.arrivesAt, readResponseArrives, { f, bytes });
+  fabric.network.send(f.dst.node, f.src.node, req.length, start, readResponseArrives, { f, bytes });
 }
 
 function readResponseArrives(x: ReadResponse<Flight>): void {

@@ -1,14 +1,14 @@
-import { NetworkModel, type SimKernel } from '@dapl/core';
+import { SimNetwork, type SimKernel } from '@dapl/core';
 import { SimFabric } from '@dapl/core/provider-kit';
 import { LAPI_PARAMETERS, type LapiParameters } from './params.js';
 
 /**
  * The simulated SP of one provider object: the kit's fabric (the IAs by address `lapi:<task>`,
- * listeners, nodes) with the switch (NetworkModel: per-node injection and ejection) and each node's
+ * listeners, nodes) with the switch (SimNetwork: per-node injection and ejection) and each node's
  * HAL send and receive paths (CPU copies into pinned network buffers and adapter DMA).
  */
 export class LapiFabric extends SimFabric<LapiParameters> {
-  readonly network: NetworkModel;
+  readonly network: SimNetwork;
   /** Payload bytes of one switch packet (the LAPI header is inside the packet). */
   readonly payloadBytes: number;
   /** Per node: when its HAL send path (copy + adapter DMA) is free again, ns. */
@@ -19,7 +19,7 @@ export class LapiFabric extends SimFabric<LapiParameters> {
   constructor(kernel: SimKernel, params: LapiParameters) {
     super(kernel, params, 'lapi', LAPI_PARAMETERS);
     this.payloadBytes = params.packetBytes - params.lapiHeaderBytes;
-    this.network = new NetworkModel({
+    this.network = new SimNetwork(kernel, {
       nodes: params.maxNodes,
       latencyNs: params.switchLatencyNs,
       bytesPerNs: params.switchBytesPerNs,
@@ -38,10 +38,10 @@ export class LapiFabric extends SimFabric<LapiParameters> {
    * dispatcher there (after the handler's wait for more packets, `interruptDelayNs`). The HAL copies
    * each packet into a pinned network buffer (Banikazemi et al. §2) and the adapter DMAs it out
    * (Banikazemi et al. §2), pipelined per packet, in the order of the calls; the switch then carries the
-   * packets. The switch is booked when the first packet goes onto it, not at the call: it is
-   * packet-switched (Banikazemi et al. §1), so a message whose packets reach a port first goes first,
-   * whichever LAPI call came first (a short message must not queue behind a long one that a busy
-   * sender will only start later).
+   * packets. The target's port is booked when the first packet reaches it, not at the call: the
+   * switch is packet-switched (Banikazemi et al. §1), so a message whose packets reach a port first
+   * goes first, whichever LAPI call came first (a short message must not queue behind a long one that
+   * a busy sender will only start later).
    */
   send<A>(src: number, dst: number, bytes: number, startNs: number, then: (arg: A) => void, arg: A): void {
     const p = this.params;
@@ -55,15 +55,8 @@ export class LapiFabric extends SimFabric<LapiParameters> {
     this.sendFree[src] = doneAt;
     // The switch must not overtake the adapter: the last packet leaves no earlier than it was DMA'd.
     const wireStart = Math.max(firstAt, doneAt - this.network.serializationNs(bytes));
-    const message: OnWire<A> = { fabric: this, src, dst, bytes, wireStart, then, arg };
-    this.kernel.schedule(Math.max(wireStart, this.kernel.now), onWire as (m: OnWire<unknown>) => void, message as OnWire<unknown>);
-  }
-
-  /** When the message is on the switch (see `send`): book it there and deliver it at its arrival. */
-  arrival(src: number, dst: number, bytes: number, wireStart: number): number {
-    const p = this.params;
-    const t = this.network.transfer(src, dst, bytes, wireStart);
-    return t.arrivesAt + (p.mode === 'interrupt' ? p.interruptNs + p.interruptDelayNs : 0);
+    const interrupt = p.mode === 'interrupt' ? p.interruptNs + p.interruptDelayNs : 0;
+    this.network.send(src, dst, bytes, wireStart, then, arg, interrupt);
   }
 
   /**
@@ -102,19 +95,4 @@ export class LapiFabric extends SimFabric<LapiParameters> {
     const first = Math.min(bytes, this.payloadBytes);
     return { packets, first, last: bytes - (packets - 1) * this.payloadBytes };
   }
-}
-
-/** A message between its LAPI call and the switch (LapiFabric.send). */
-interface OnWire<A> {
-  readonly fabric: LapiFabric;
-  readonly src: number;
-  readonly dst: number;
-  readonly bytes: number;
-  readonly wireStart: number;
-  readonly then: (arg: A) => void;
-  readonly arg: A;
-}
-
-function onWire(m: OnWire<unknown>): void {
-  m.fabric.kernel.schedule(m.fabric.arrival(m.src, m.dst, m.bytes, m.wireStart), m.then, m.arg);
 }

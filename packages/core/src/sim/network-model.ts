@@ -26,24 +26,20 @@ export interface NetworkParameters {
   readonly perHopNs?: number;
 }
 
-/** When a message has left its sender's NIC and when it has been received by its target's. */
-export interface Transfer {
-  readonly injectedAt: number;
-  readonly arrivesAt: number;
-}
-
 /**
  * A LogGP-like network (DESIGN §6). A message of B bytes is sent as P = max(1, ceil(B / packetBytes))
  * packets, W = B + P·packetOverheadBytes bytes on the wire, taking S = W / bytesPerNs to serialise.
  *
- * - Injection is serialised per node (a NIC sends one message at a time):
- *   `injectedAt = max(startNs, src's NIC free) + injectOverheadNs + S`.
- * - The last byte reaches the target `latencyNs + hops·perHopNs` later.
- * - Ejection is serialised per node (messages arriving at one node stream in one after another):
- *   `arrivesAt = max(last byte there, dst's NIC free + S) + ejectOverheadNs`.
+ * - Injection is serialised per node (a NIC's send queue is FIFO: it sends one message at a time, in
+ *   the order they were handed to it): `injectedAt = max(startNs, src's NIC free) + injectOverheadNs + S`.
+ * - The last byte reaches the target `latencyNs + hops·perHopNs` later; the first byte S before that.
+ * - Ejection is serialised per node (messages arriving at one node stream in one after another, in
+ *   the order their first bytes reach it): `arrivesAt = max(last byte there, dst's NIC free + S) + ejectOverheadNs`.
  *
- * The NIC free times are state: messages are charged in the order `transfer` is called, which under
- * the kernel is a deterministic order. Pure otherwise: no clock, no I/O.
+ * The two NICs are booked separately: `inject` in the order the sender hands messages over, `eject`
+ * in the order they reach the target, which is not the order of the calls when a sender is busy (a
+ * short message must not wait at its target for a long one that has not left yet). `SimNetwork` calls
+ * `eject` from a kernel event at the first byte's arrival. Pure otherwise: no clock, no I/O.
  */
 export class NetworkModel {
   readonly nodes: number;
@@ -91,8 +87,12 @@ export class NetworkModel {
     return this.wireBytes(bytes) / this.bytesPerNs;
   }
 
-  /** Send `bytes` from `src` to `dst`, the sender ready at `startNs`; books both NICs. */
-  transfer(src: number, dst: number, bytes: number, startNs: number): Transfer {
+  /**
+   * Hand a message of `bytes` for `dst` to `src`'s NIC, the sender ready at `startNs`: books the NIC's
+   * send queue (in call order) and returns when the message's last byte reaches `dst`. Its first
+   * byte is there `serializationNs(bytes)` earlier; `eject` books `dst`'s NIC from then.
+   */
+  inject(src: number, dst: number, bytes: number, startNs: number): number {
     this.checkNode(src, 'src');
     this.checkNode(dst, 'dst');
     requireInteger(bytes, 'bytes', 0, Number.MAX_SAFE_INTEGER);
@@ -101,13 +101,22 @@ export class NetworkModel {
     if (typeof hops !== 'number' || !Number.isSafeInteger(hops) || hops < 0) {
       throw new DatError(DatStatus.INTERNAL_ERROR, `the topology gave ${describe(hops)} hops from node ${src} to node ${dst}; it must give an integer >= 0`);
     }
-    const serialization = this.serializationNs(bytes);
-    const injectedAt = Math.max(startNs, this.injectFree[src]) + this.injectOverheadNs + serialization;
+    const injectedAt = Math.max(startNs, this.injectFree[src]) + this.injectOverheadNs + this.serializationNs(bytes);
     this.injectFree[src] = injectedAt;
-    const lastByteAt = injectedAt + this.latencyNs + hops * this.perHopNs;
-    const arrivesAt = Math.max(lastByteAt, this.ejectFree[dst] + serialization) + this.ejectOverheadNs;
+    return injectedAt + this.latencyNs + hops * this.perHopNs;
+  }
+
+  /**
+   * Book `dst`'s NIC for a message of `bytes` whose last byte reaches it at `lastByteAt`; returns
+   * when the NIC has received it. Call in the order the messages' first bytes reach `dst`.
+   */
+  eject(dst: number, bytes: number, lastByteAt: number): number {
+    this.checkNode(dst, 'dst');
+    requireInteger(bytes, 'bytes', 0, Number.MAX_SAFE_INTEGER);
+    requireFiniteAtLeast(lastByteAt, 'lastByteAt', 0);
+    const arrivesAt = Math.max(lastByteAt, this.ejectFree[dst] + this.serializationNs(bytes)) + this.ejectOverheadNs;
     this.ejectFree[dst] = arrivesAt;
-    return { injectedAt, arrivesAt };
+    return arrivesAt;
   }
 
   /** When `node`'s NIC can start injecting its next message, ns. */
@@ -116,7 +125,7 @@ export class NetworkModel {
     return this.injectFree[node];
   }
 
-  /** When `node`'s NIC has received every message booked to it, ns. */
+  /** When `node`'s NIC has received every message ejected to it so far, ns. */
   ejectionFreeAt(node: number): number {
     this.checkNode(node, 'node');
     return this.ejectFree[node];

@@ -1,4 +1,5 @@
-import type { NetworkModel, NetworkParameters } from '../../src/sim/network-model.js';
+import type { NetworkParameters } from '../../src/sim/network-model.js';
+import type { SimNetwork } from '../../src/sim/sim-network.js';
 import type { SimKernel } from '../../src/sim/sim-kernel.js';
 
 // One-way time of a B-byte message alone on this network: 100 + (B + 16·packets) / 2 + 1000 + 7 + 50.
@@ -27,8 +28,8 @@ interface Inbox {
 
 /**
  * How a provider uses the kernel, reduced to its bones: a send leaves at the sender's clock, the
- * network model says when it arrives, `schedule` delivers it then, and a receiver blocks through
- * `blockedOn`. Every send and delivery is logged with the virtual time.
+ * network delivers it when it arrives, and a receiver blocks through `blockedOn`. Every send and
+ * delivery is logged with the virtual time.
  */
 export class FakeFabric {
   readonly log: string[] = [];
@@ -36,7 +37,7 @@ export class FakeFabric {
 
   constructor(
     private readonly kernel: SimKernel,
-    private readonly net: NetworkModel,
+    private readonly net: SimNetwork,
     ranks: number,
     private readonly logging = true,
   ) {
@@ -45,9 +46,8 @@ export class FakeFabric {
 
   send(src: number, dst: number, bytes: number, tag = 0): void {
     const at = this.kernel.clock(src).nowNs;
-    const { arrivesAt } = this.net.transfer(src, dst, bytes, at);
     if (this.logging) this.log.push(`${at} send ${src}->${dst} ${bytes}B #${tag}`);
-    this.kernel.schedule(arrivesAt, this.deliver, { src, dst, bytes, tag });
+    this.net.send(src, dst, bytes, at, this.deliver, { src, dst, bytes, tag });
   }
 
   recv(rank: number): Promise<Message> {
