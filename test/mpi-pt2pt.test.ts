@@ -326,7 +326,7 @@ describe('MPI jobs tell what they are doing', () => {
     expect(ran.code).toBe(0);
     const info = ran.stdout.split('\n').filter((l) => l.startsWith('mpi: '));
     expect(info).toEqual([
-      'mpi: device rdma on provider combuf: one shared receive queue of up to 512 eager buffers of 4096 B (grown 64 at a time), a window of 64 per peer, 64 send buffers',
+      'mpi: device rdma on provider combuf: one shared receive queue of up to 512 eager buffers of 4096 B (16 posted at first, grown 64 at a time), a window of 64 per peer, 64 send buffers',
       'mpi: 0..4096 B: eager (copied into a pre-registered buffer, one credit; synchronous mode waits for an ACK)',
       'mpi: 4097.. B: rendezvous by RDMA read (the receiver pulls into the user buffer, then FIN)',
       'mpi: 4097..65536 B by a blocking send (send, rsend): copied into a library buffer, the send complete at once, the copy sent as above',

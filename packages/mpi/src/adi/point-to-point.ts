@@ -100,6 +100,10 @@ export class PointToPoint implements DeviceHost {
     return this.#waitingAny > 0 || (this.#waiting.get(peer)?.count ?? 0) > 0;
   }
 
+  postedReceives(): number {
+    return this.engine.postedCount;
+  }
+
   /** Counted from its posting until it completes (matched, cancelled or failed). */
   #countWaiting(request: RecvRequest): void {
     const peer = request.peer;

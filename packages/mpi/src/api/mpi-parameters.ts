@@ -41,6 +41,14 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     help: "rdma device: where eager messages land. srq: one pool per rank on a DAT shared receive queue, grown credits buffers at a time when it runs low, up to srqBuffers (MVAPICH2's SRQ design: memory independent of the peers); per-peer: credits buffers pre-posted on every connection; auto: srq where the provider has shared receive queues",
   },
   { name: 'srqBuffers', type: 'integer', default: 512, min: 2, max: 65_536, help: "rdma device with eagerPool srq: most eager receive buffers in the rank's pool (made lazily, credits at a time)" },
+  {
+    name: 'srqInitialPosts',
+    type: 'integer',
+    default: 16,
+    min: 1,
+    max: 65_536,
+    help: "rdma device with eagerPool srq: eager buffers of the pool's first chunk (credits) posted at first (MVAPICH2's MV2_SRQ_SIZE); the rest once half as many receives are posted, or the queue runs that low. The queue is consumed oldest first: fewer posted, fewer distinct buffers filled",
+  },
   { name: 'sendBuffers', type: 'integer', default: 64, min: 1, max: 65_536, help: 'pre-registered eager send buffers shared by all peers' },
   {
     name: 'unexpectedLimit',
@@ -126,6 +134,7 @@ export interface MpiParameters {
   readonly sendBuffers: number;
   readonly eagerPool: 'auto' | 'srq' | 'per-peer';
   readonly srqBuffers: number;
+  readonly srqInitialPosts: number;
   readonly unexpectedLimit: number;
   readonly rendezvous: 'auto' | 'read' | 'write';
   readonly receiverInitiated: boolean;

@@ -77,4 +77,6 @@ export interface DeviceHost {
   cancelPosted(request: RecvRequest): boolean;
   /** Whether a posted receive waits for a message from world rank `peer` (naming it or any source). */
   receivesWaitFor(peer: number): boolean;
+  /** Receives posted and not matched yet (each a message this rank awaits). */
+  postedReceives(): number;
 }

@@ -111,7 +111,7 @@ export class EagerReceiveBuffers {
    */
   #onPoolLow(): void {
     const pool = this.#pool;
-    if (pool === undefined || this.#host.closed() || pool.grow()) return;
+    if (pool === undefined || this.#host.closed() || pool.onLow()) return;
     this.#host.counts.poolExhausted++;
     const unexpected = this.#host.unexpected;
     if (unexpected.held > 0) for (const link of this.#host.links()) unexpected.unhold(link);

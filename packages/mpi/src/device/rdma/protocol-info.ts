@@ -5,7 +5,7 @@ import type { RdmaSettings } from './rdma-context.js';
 export function rdmaProtocolInfo(p: MpiParameters, provider: string, settings: RdmaSettings, sharedPool: boolean): string[] {
   const eager = p.eagerLimit;
   const pool = sharedPool
-    ? `one shared receive queue of up to ${p.srqBuffers} eager buffers of ${eager} B (grown ${p.credits} at a time), a window of ${p.credits} per peer`
+    ? `one shared receive queue of up to ${p.srqBuffers} eager buffers of ${eager} B (${Math.min(p.srqInitialPosts, p.credits)} posted at first, grown ${p.credits} at a time), a window of ${p.credits} per peer`
     : `${p.credits} eager buffers of ${eager} B per peer`;
   return [
     `mpi: device rdma on provider ${provider}: ${pool}, ${p.sendBuffers} send buffers`,

@@ -434,6 +434,7 @@ export class RdmaDevice implements Device {
 
   receivePosted(peer: number | undefined, request?: RecvRequest): void {
     if (request !== undefined && this.#settings.advertise && request.peer !== undefined) this.#link(request.peer).advertisedLast = this.#advertised.advertise(request);
+    if (request !== undefined) this.#buffers.pool?.expect(this.#host.postedReceives());
     if (this.#unexpected.held === 0) return;
     // A receive waits and matched nothing: what it waits for may be behind buffers held for that
     // peer (whatever their context). Copy those out, beyond the bound, so the peer gets credits and
