@@ -15,6 +15,7 @@ import { BulkStream } from './bulk-stream.js';
 import { ChannelArrival } from './channel-arrival.js';
 import { DatChannel } from './dat-channel.js';
 import { FRAME_BYTES } from './frame.js';
+import { channelProtocolInfo } from './protocol-info.js';
 import { SendSequencer } from './send-sequencer.js';
 
 /**
@@ -92,6 +93,8 @@ export class ChannelDevice implements PreparedDevice {
         sendControl: (packet, to) => this.#channel.isendControl(packet, to),
         peerBroke: this.#onPeerLost,
         receiveFailed: (_request, peer, cause) => this.#onPeerLost(peer, cause),
+        claim: this.#claim,
+        usable: (size, synchronous) => !synchronous && size > this.#eagerLimit && this.#onBulk(size),
       });
     }
     return bulk.start({ ia: a.ia, runtime: a.runtime, pz: a.connections.pz, logger: a.logger });
@@ -109,11 +112,9 @@ export class ChannelDevice implements PreparedDevice {
     if (lost !== undefined) return request.fail(lost);
     this.#inFlight.track(request);
     const size = request.data.size;
-    if (this.#ads !== undefined) {
-      const into = this.#ads.onSend(request.peer, request.context, request.tag, size, request.mode !== SendMode.SYNCHRONOUS && this.#onBulk(size));
-      if (into !== 0) return this.#advertisedData(request, into);
-    }
-    if (request.mode === SendMode.SYNCHRONOUS || size > this.#eagerLimit) return this.#requestToSend(request);
+    const into = this.#ads?.onSend(request, request.mode === SendMode.SYNCHRONOUS) ?? -1;
+    if (into > 0) return this.#advertisedData(request, into);
+    if (request.mode === SendMode.SYNCHRONOUS || size > this.#eagerLimit) return this.#requestToSend(request, into === 0 ? ControlFlag.CLAIMABLE : 0);
     if (size <= this.#shortLimit) return this.#short(request);
     this.#eager(request);
   }
@@ -172,10 +173,7 @@ export class ChannelDevice implements PreparedDevice {
   /** Into a receive the peer advertised: the data on the bulk stream now (before any other bulk send), its packet on the channel. */
   #advertisedData(request: SendRequest, receiverRequest: number): void {
     const peer = request.peer;
-    this.#bulk!.send(peer, packedBytes(request.data, this.#clock), (error) => {
-      if (error !== undefined) request.fail(lostPeer(peer, error));
-      else if (!request.done) request.complete(Status.EMPTY);
-    });
+    this.#sendBulk(request);
     this.#sequencer.start(peer, (done) => {
       const packet = this.#envelope(ControlKind.ADVERTISED_DATA, request);
       packet.receiverRequest = receiverRequest;
@@ -186,12 +184,29 @@ export class ChannelDevice implements PreparedDevice {
     });
   }
 
+  /** An advertisement came after `request`'s request to send, which its receive adopted (it sends no ready-to-receive): the data now. */
+  readonly #claim = (request: SendRequest): boolean => {
+    if (this.#sends.take(request.id) === undefined) return false;
+    this.#sendBulk(request);
+    return true;
+  };
+
+  /** `request`'s data as the next bulk message to its peer; the send completes when it has left. */
+  #sendBulk(request: SendRequest): void {
+    const peer = request.peer;
+    this.#bulk!.send(peer, packedBytes(request.data, this.#clock), (error) => {
+      if (error !== undefined) request.fail(lostPeer(peer, error));
+      else if (!request.done) request.complete(Status.EMPTY);
+    });
+  }
+
   /** Rendezvous, first step: the request to send; the data waits for the receiver's ready-to-receive. */
-  #requestToSend(request: SendRequest): void {
+  #requestToSend(request: SendRequest, flags: number): void {
     this.#counts.rendezvousSends++;
     request.id = this.#sends.add(request);
     this.#sequencer.start(request.peer, (done) => {
       const packet = this.#envelope(ControlKind.REQUEST_TO_SEND, request);
+      packet.flags |= flags;
       packet.senderRequest = request.id;
       this.#channel.isendControl(packet, request.peer, (error) => {
         done();
@@ -204,14 +219,12 @@ export class ChannelDevice implements PreparedDevice {
   #rendezvousData(from: number, senderRequest: number, receiverRequest: number): void {
     const request = this.#sends.take(senderRequest);
     if (request === undefined) return;
+    this.#ads?.answered(request);
     // Nobody will receive it (its communicator was freed at the receiver): the send is over.
     if (receiverRequest === 0) return request.complete(Status.EMPTY);
     if (this.#onBulk(request.data.size)) {
       this.#ads?.beforeBulkSend(from);
-      return this.#bulk!.send(from, packedBytes(request.data, this.#clock), (error) => {
-        if (error !== undefined) request.fail(lostPeer(from, error));
-        else request.complete(Status.EMPTY);
-      });
+      return this.#sendBulk(request);
     }
     this.#sequencer.start(from, (done) => {
       const packet = this.#envelope(ControlKind.RENDEZVOUS_DATA, request);
@@ -243,10 +256,16 @@ export class ChannelDevice implements PreparedDevice {
         this.#host.arriveUnexpected(incoming(from, packet, undefined, arrival));
         return false;
       }
-      case ControlKind.REQUEST_TO_SEND:
-        ads?.onArrival(from, packet.context, packet.tag);
-        this.#host.arrive(incoming(from, packet, undefined, this.#arrival(from, packet)));
+      case ControlKind.REQUEST_TO_SEND: {
+        const arrival = this.#arrival(from, packet);
+        // Only a claimable one may be adopted by an advertised receive (its ordinal set).
+        if (ads !== undefined) {
+          const ordinal = ads.onArrival(from, packet.context, packet.tag, arrival);
+          if ((packet.flags & ControlFlag.CLAIMABLE) !== 0) arrival.ordinal = ordinal;
+        }
+        this.#host.arrive(incoming(from, packet, undefined, arrival));
         return false;
+      }
       case ControlKind.READY_TO_RECEIVE:
         this.#rendezvousData(from, packet.senderRequest, packet.receiverRequest);
         return false;
@@ -305,8 +324,12 @@ export class ChannelDevice implements PreparedDevice {
   };
 
   deliver(message: IncomingMessage, request: RecvRequest): void {
-    this.#ads?.matchedOtherwise(request);
     const arrival = message.deviceState as ChannelArrival;
+    const ads = this.#ads;
+    if (ads !== undefined) {
+      if (arrival.ordinal !== 0 && ads.adopt(message, arrival.epoch, arrival.ordinal, request)) return;
+      ads.matchedOtherwise(request);
+    }
     if (message.payload !== undefined || arrival.packet !== undefined) {
       // SHORT, held in its buffer or copied out.
       arrival.deliverTo(request, message.payload);
@@ -452,20 +475,7 @@ export class ChannelDevice implements PreparedDevice {
   };
 
   protocolInfo(): string[] {
-    const p = this.#params;
-    const provider = this.#a?.ia.provider.name ?? '?';
-    const short = this.#shortLimit;
-    const eager = this.#eagerLimit;
-    return [
-      `mpi: device channel (MPICH Channel Interface over DAT send/recv, ${p['channel.mode']}) on provider ${provider}: ${p['channel.buffers']} receive buffers of ${p['channel.packetSize']} B per peer`,
-      `mpi: 0..${short} B: short (the data inside the control packet)`,
-      ...(eager > short ? [`mpi: ${short + 1}..${eager} B: eager (control packet, then the data; buffered at the receiver when unexpected)`] : []),
-      `mpi: ${eager + 1}.. B, and synchronous mode at every size: rendezvous (request to send, ready to receive, then the data)`,
-      this.#bulk === undefined
-        ? `mpi: rendezvous data in packets of up to ${this.#bulkAbove} B through the receive buffers (mpi.channel.bulkStream ${p['channel.bulkStream']})`
-        : `mpi: rendezvous data above ${this.#bulkAbove} B: one DAT send into the receive's own memory on the bulk stream (a second connection per peer)`,
-      ...(this.#ads === undefined ? [] : [`mpi: a receive over ${eager} B posted before its message is advertised to its sender, which sends the data into it at once (no request to send, no ready-to-receive)`]),
-    ];
+    return channelProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#shortLimit, this.#eagerLimit, this.#bulkAbove, this.#bulk !== undefined, this.#ads !== undefined);
   }
 
   counters(): Readonly<Record<string, number>> {
@@ -474,7 +484,7 @@ export class ChannelDevice implements PreparedDevice {
       ...this.#counts,
       ...this.#channel.counts,
       ...(this.#bulk?.counts ?? { bulkSends: 0, bulkReceives: 0, bulkDeclines: 0 }),
-      ...(this.#ads?.counts ?? { advertisedReceives: 0, advertisedSends: 0, declinedAdvertisements: 0, revokes: 0 }),
+      ...(this.#ads?.counts ?? { advertisedReceives: 0, advertisedSends: 0, claimedSends: 0, adoptedReceives: 0, declinedAdvertisements: 0, revokes: 0 }),
       unexpectedBytes: u.bytes,
       peakUnexpectedBytes: u.peakBytes,
       heldMessages: u.held,

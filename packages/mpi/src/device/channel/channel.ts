@@ -56,6 +56,8 @@ export const ControlFlag = {
   READY: 0x01,
   /** A synchronous send's request to send. */
   SYNC: 0x02,
+  /** A request to send the receive's advertisement may claim (receive-advertising.ts): the receive it matches may adopt it. */
+  CLAIMABLE: 0x04,
 } as const;
 
 export function emptyPacket(): ControlPacket {

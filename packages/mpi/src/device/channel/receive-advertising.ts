@@ -1,4 +1,4 @@
-import type { RecvRequest } from '../../adi/requests.js';
+import type { IncomingMessage, RecvRequest, SendRequest } from '../../adi/requests.js';
 import { RequestTable } from '../../adi/request-table.js';
 import type { DeviceHost } from '../device.js';
 import { MessageCounter } from '../rdma/message-counter.js';
@@ -24,7 +24,19 @@ export class AdvertisedReceive {
   constructor(
     readonly request: RecvRequest,
     readonly peer: number,
+    /** The message it will match. */
+    readonly epoch: number,
+    readonly ordinal: number,
   ) {}
+}
+
+/** A request to send whose advertisement may still come (it crossed the receive's): the sender then sends the data into it at once. */
+interface ClaimableSend {
+  readonly context: number;
+  readonly tag: number;
+  readonly epoch: number;
+  readonly ordinal: number;
+  readonly request: SendRequest;
 }
 
 /** An advertisement held by the sender, until a message uses it or it is declined. */
@@ -51,6 +63,10 @@ class PeerAdvertising {
   open = 0;
   /** Our cancels waiting for the peer's REVOKED: nothing is advertised to it meanwhile. */
   revoking = 0;
+  /** Our unanswered requests to send that an advertisement may claim, oldest first. */
+  readonly claimable: ClaimableSend[] = [];
+  /** Advertisements we declined before their message went: its request to send is not claimable (the receive must answer it). */
+  declinedEarly: Advertisement[] = [];
 }
 
 /** What advertising needs of the device. */
@@ -64,6 +80,10 @@ export interface AdvertisingDevice {
   peerBroke(peer: number, cause: Error): void;
   /** The receive's bulk transfer failed. */
   receiveFailed(request: RecvRequest, peer: number, cause: Error): void;
+  /** Send `request`'s data on the bulk stream now if its request to send is still unanswered (an advertisement claims it); false if answered. */
+  claim(request: SendRequest): boolean;
+  /** Whether a message of `size` bytes, synchronous or not, may go into an advertised receive (both ends decide alike). */
+  usable(size: number, synchronous: boolean): boolean;
 }
 
 /**
@@ -76,7 +96,9 @@ export interface AdvertisingDevice {
  *
  * The bulk stream pairs the n-th send with the n-th receive, so every advertisement is answered on
  * it exactly once, in the order they came: by the data, or by an empty send (declined) — when the
- * message is small, synchronous or does not fit, when it went before the advertisement came, when
+ * message is small, synchronous or does not fit, when its request to send went first and was
+ * answered (one that crossed the advertisement is adopted by the receive, which sends no
+ * ready-to-receive, and claimed by the sender, which then sends the data at once), when
  * other bulk data must pass (a ready-to-receive or a later advertisement's data: an advertisement
  * never holds anything up), or when the receiver cancels. A declined receive is an ordinary posted
  * receive again. Only receives with no older wildcard rival are advertised; cancelling any receive
@@ -88,7 +110,7 @@ export class ReceiveAdvertising {
   readonly #advertised = new RequestTable<AdvertisedReceive>();
   readonly #revokes = new RequestTable<RecvRequest>();
   readonly #out: ControlPacket = emptyPacket();
-  readonly counts = { advertisedReceives: 0, advertisedSends: 0, declinedAdvertisements: 0, revokes: 0 };
+  readonly counts = { advertisedReceives: 0, advertisedSends: 0, claimedSends: 0, adoptedReceives: 0, declinedAdvertisements: 0, revokes: 0 };
 
   constructor(private readonly device: AdvertisingDevice) {}
 
@@ -102,23 +124,26 @@ export class ReceiveAdvertising {
    * A message to `peer` enters the channel now (every protocol calls this, in channel order):
    * count it, and return the advertisement it uses, if the peer advertised its receive and the
    * message can go into it (then the caller sends ADVERTISED_DATA naming `receiverRequest` and the
-   * data on the bulk stream, before any other bulk send to that peer).
+   * data on the bulk stream, before any other bulk send to that peer); else 0, or -1 when it goes
+   * by request to send and no advertisement may claim that (its own was declined before it went).
    */
-  onSend(peer: number, context: number, tag: number, size: number, usable: boolean): number {
-    const p = this.#peers[peer];
-    if (p === undefined) return 0;
+  onSend(request: SendRequest, synchronous: boolean): number {
+    const { peer, context, tag } = request;
+    const size = request.data.size;
+    const p = this.#peer(peer);
     let receiverRequest = 0;
     const held = p.held;
+    const usable = this.device.usable(size, synchronous);
+    const ordinal = p.sent.nextOrdinal(context, tag);
+    const epoch = p.sent.nextEpoch(ordinal);
     if (held.length > 0) {
-      const ordinal = p.sent.nextOrdinal(context, tag);
-      const epoch = p.sent.nextEpoch(ordinal);
       const at = held.findIndex((ad) => ad.context === context && ad.tag === tag && ad.epoch === epoch && ad.ordinal === ordinal);
       if (at >= 0) {
         const ad = held[at];
         // Those before it were posted first at the receiver: answered first.
         this.#decline(peer, p, at);
         held.shift();
-        if (usable && size > this.device.eagerLimit && size <= ad.capacity) {
+        if (usable && size <= ad.capacity) {
           receiverRequest = ad.receiverRequest;
           this.counts.advertisedSends++;
         } else {
@@ -128,7 +153,30 @@ export class ReceiveAdvertising {
       }
     }
     p.sent.count(context, tag);
-    return receiverRequest;
+    if (receiverRequest !== 0) return receiverRequest;
+    if (!usable) return -1;
+    if (p.declinedEarly.length > 0 && this.#wasDeclined(p, context, tag, epoch, ordinal)) return -1;
+    // It goes by request to send: the receive's advertisement may be on its way.
+    p.claimable.push({ context, tag, epoch, ordinal, request });
+    return 0;
+  }
+
+  /** Whether the advertisement for message (`epoch`, `ordinal`) of (context, tag) was declined early; forgets those of that key up to it. */
+  #wasDeclined(p: PeerAdvertising, context: number, tag: number, epoch: number, ordinal: number): boolean {
+    let found = false;
+    p.declinedEarly = p.declinedEarly.filter((ad) => {
+      if (ad.context !== context || ad.tag !== tag) return ad.epoch >= epoch;
+      if (ad.epoch === epoch && ad.ordinal === ordinal) found = true;
+      return ad.epoch === epoch && ad.ordinal > ordinal;
+    });
+    return found;
+  }
+
+  /** The peer answered `request`'s request to send (ready-to-receive): no advertisement will claim it. */
+  answered(request: SendRequest): void {
+    const claimable = this.#peers[request.peer]?.claimable;
+    const at = claimable === undefined ? -1 : claimable.findIndex((c) => c.request === request);
+    if (at >= 0) claimable!.splice(at, 1);
   }
 
   /** Rendezvous data is about to go on the bulk stream to `peer`: the advertisements that came before its ready-to-receive are declined first. */
@@ -137,9 +185,10 @@ export class ReceiveAdvertising {
     if (p !== undefined && p.held.length > 0) this.#decline(peer, p, p.held.length);
   }
 
-  /** Decline the first `n` held advertisements, in order. */
+  /** Decline the first `n` held advertisements, in order (their messages have not gone yet). */
   #decline(peer: number, p: PeerAdvertising, n: number): void {
-    for (const _ of p.held.splice(0, n)) {
+    for (const ad of p.held.splice(0, n)) {
+      p.declinedEarly.push(ad);
       this.counts.declinedAdvertisements++;
       this.device.bulk.decline(peer);
     }
@@ -155,6 +204,13 @@ export class ReceiveAdvertising {
       return;
     }
     this.#decline(from, p, p.held.length);
+    // Its message went by request to send, which the receive matches and does not answer: send the data now.
+    const at = p.claimable.findIndex((c) => c.context === ad.context && c.tag === ad.tag && c.epoch === ad.epoch && c.ordinal === ad.ordinal);
+    const claimed = at >= 0 ? p.claimable.splice(at, 1)[0].request : undefined;
+    if (claimed !== undefined && claimed.data.size <= ad.capacity && this.device.claim(claimed)) {
+      this.counts.claimedSends++;
+      return;
+    }
     this.counts.declinedAdvertisements++;
     this.device.bulk.decline(from);
   }
@@ -168,9 +224,12 @@ export class ReceiveAdvertising {
 
   // ---- the receiver's side ------------------------------------------------------------------
 
-  /** A message of the peer's arrived on the channel (every protocol calls this, in channel order); its ordinal. */
-  onArrival(from: number, context: number, tag: number): number {
-    return this.#peer(from).arrived.count(context, tag);
+  /** A message of the peer's arrived on the channel (every protocol calls this, in channel order): its ordinal (its epoch into `counted`). */
+  onArrival(from: number, context: number, tag: number, counted?: { epoch: number }): number {
+    const arrived = this.#peer(from).arrived;
+    const ordinal = arrived.count(context, tag);
+    if (counted !== undefined) counted.epoch = arrived.epoch;
+    return ordinal;
   }
 
   /**
@@ -191,7 +250,7 @@ export class ReceiveAdvertising {
     if (ahead < 0) return;
     const ordinal = p.arrived.counted(request.context, request.tag) + ahead + 1;
     const epoch = p.arrived.epoch;
-    const state = new AdvertisedReceive(request, peer);
+    const state = new AdvertisedReceive(request, peer, epoch, ordinal);
     const id = (state.id = this.#advertised.add(state));
     request.deviceState = state;
     p.live++;
@@ -249,6 +308,25 @@ export class ReceiveAdvertising {
     this.#advertised.take(state.id);
     state.request.deviceState = undefined;
     state.request.finish(packet.source, packet.tag, packet.size);
+  }
+
+  /**
+   * A request to send matched `request`: when the receive was advertised for this very message and
+   * the message can go into it, the sender sends the data into it once the advertisement reaches it
+   * (it claims its unanswered request to send, see `onAdvertise`), so no ready-to-receive: true.
+   */
+  adopt(message: IncomingMessage, epoch: number, ordinal: number, request: RecvRequest): boolean {
+    const state = request.deviceState;
+    if (!(state instanceof AdvertisedReceive) || state.bulk === 'declined' || state.epoch !== epoch || state.ordinal !== ordinal) return false;
+    if (!this.device.usable(message.size, message.synchronous) || message.size > request.data.size) return false;
+    state.matched = { source: message.source, tag: message.tag, size: message.size };
+    this.#settle(state, this.#peer(state.peer));
+    this.counts.adoptedReceives++;
+    if (state.bulk !== 'filled') return true;
+    this.#advertised.take(state.id);
+    request.deviceState = undefined;
+    request.finish(message.source, message.tag, message.size);
+    return true;
   }
 
   /** A message of another protocol matched `request`: if it was advertised, its sender will decline the advertisement. */
