@@ -212,10 +212,11 @@ describe('MPI point-to-point on the channel device, more', () => {
   }, 120_000);
 
   it('rendezvous data on the bulk stream: into a view at an offset, into and from strided types, a truncated receive (ERR_TRUNCATE), both ways at once; on tcp processes by default (also with messages cut at a 1 MiB provider limit), on ib when set, in packets on ib by default', async () => {
-    const bulkOn = { DAPL_MPI_CHANNEL_BULK_STREAM: 'on' };
+    // Each receive here is posted after its request to send, or (both ways at once) not advertised: the counts are ready-to-receive's.
+    const bulkOn = { DAPL_MPI_CHANNEL_BULK_STREAM: 'on', DAPL_MPI_CHANNEL_ADVERTISE: 'off' };
     const [tcp, tcpCut, ibOn, ibAuto] = await Promise.all([
-      run(2, [], 'bulk'),
-      run(2, [], 'bulk', { DAPL_TCP_MAX_MESSAGE_SIZE: '1048576' }),
+      run(2, [], 'bulk', { DAPL_MPI_CHANNEL_ADVERTISE: 'off' }),
+      run(2, [], 'bulk', { DAPL_TCP_MAX_MESSAGE_SIZE: '1048576', DAPL_MPI_CHANNEL_ADVERTISE: 'off' }),
       run(2, ['--provider', 'ib'], 'bulk', bulkOn),
       run(2, ['--provider', 'ib'], 'bulk'),
     ]);
@@ -224,6 +225,17 @@ describe('MPI point-to-point on the channel device, more', () => {
     expect(passed(tcpCut)).toEqual(onBulk);
     expect(passed(ibOn)).toEqual(onBulk);
     expect(passed(ibAuto)).toEqual(ranks(2, () => 'bulk ok (0 bulk sends, 0 bulk receives)'));
+  }, 120_000);
+
+  it('receiver-initiated rendezvous on the bulk stream (mpi.channel.advertise): a window of 16 sent into advertised receives, an eager message first, truncation, a wildcard ahead, cancel (also of one beside another advertised receive, and of a small one in front of one), 200 tags; on tcp processes (also in the blocking mode and with small thresholds), on ib with the bulk stream; and with it off', async () => {
+    const [tcp, blocking, small, ib, off] = await Promise.all([
+      run(2, [], 'advertised'),
+      run(2, [], 'advertised', { DAPL_MPI_CHANNEL_MODE: 'blocking' }),
+      run(2, [], 'advertised', CHANNEL_SMALL),
+      run(2, ['--provider', 'ib'], 'advertised', { DAPL_MPI_CHANNEL_BULK_STREAM: 'on' }),
+      run(2, [], 'advertised', { DAPL_MPI_CHANNEL_ADVERTISE: 'off' }),
+    ]);
+    for (const ran of [tcp, blocking, small, ib, off]) expect(passed(ran)).toEqual(['rank 0: advertised sends ok', 'rank 1: advertised receives ok']);
   }, 120_000);
 
   it('the blocking channel mode: modes on ib at small thresholds and on tcp processes at the default ones', async () => {

@@ -99,6 +99,13 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     default: 'auto',
     help: "channel device: rendezvous data larger than a packet goes on a second connection per peer, as one DAT send into the receive's own memory (on), or in packets through the receive buffers (off); auto: on for providers on a real network, off for simulated ones",
   },
+  {
+    name: 'channel.advertise',
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'on',
+    help: "channel device, with the bulk stream: a receive larger than the eager limit posted before its message is advertised to its sender, which then sends that message's data straight into it on the bulk stream behind one control packet, without request-to-send and ready-to-receive (receiver-initiated rendezvous); off: every large message waits for ready-to-receive",
+  },
   { name: 'channel.buffers', type: 'integer', default: 16, min: 4, max: 4096, help: 'channel device: receive buffers pre-posted per peer (the sender\'s credit window, in packets)' },
   { name: 'am.eagerLimit', type: 'integer', default: 4096, min: 0, max: 64 << 20, help: 'am device: largest message sent eagerly in one Amsend; larger ones (and synchronous sends) use rendezvous (request to send, acknowledgement, data)' },
   {
@@ -148,6 +155,7 @@ export interface MpiParameters {
   readonly 'channel.packetSize': number;
   readonly 'channel.buffers': number;
   readonly 'channel.bulkStream': 'auto' | 'on' | 'off';
+  readonly 'channel.advertise': 'on' | 'off';
   readonly 'am.eagerLimit': number;
   readonly 'am.variant': 'base' | 'counters' | 'enhanced';
   readonly finalizeTimeout: number;

@@ -30,6 +30,9 @@ export class ChannelArrival implements DataSink {
   /** Eager: bytes arrived, and whether all have. */
   received = 0;
   complete = false;
+  /** A request to send, counted for receiver-initiated rendezvous: its epoch and ordinal (0: not counted). */
+  epoch = 0;
+  ordinal = 0;
   /** Eager data still coming when a receive took the message: it goes there (or nowhere, if discarded). */
   taker: RecvRequest | 'discarded' | undefined = undefined;
 

@@ -8,37 +8,15 @@ import type { DeviceHost } from '../device.js';
 import type { DeviceAttachment, PreparedDevice } from '../devices.js';
 import { SendsInFlight } from '../sends-in-flight.js';
 import { packedBytes, unpackPiece } from '../span-bytes.js';
-import { ControlFlag, ControlKind, emptyPacket, type ControlPacket, type DataSink, type KeptPacket } from './channel.js';
+import { ControlFlag, ControlKind, emptyPacket, fillPacket, type ControlPacket, type KeptPacket } from './channel.js';
+import { DROP, ReceiveSink, incoming, lostPeer } from './channel-sinks.js';
+import { ReceiveAdvertising } from './receive-advertising.js';
 import { BulkStream } from './bulk-stream.js';
 import { ChannelArrival } from './channel-arrival.js';
 import { DatChannel } from './dat-channel.js';
 import { FRAME_BYTES } from './frame.js';
+import { channelProtocolInfo } from './protocol-info.js';
 import { SendSequencer } from './send-sequencer.js';
-
-/** A matched receive whose data comes on the channel (eager after its packet, or rendezvous after ready-to-receive). */
-class ReceiveSink implements DataSink {
-  constructor(
-    readonly request: RecvRequest,
-    readonly from: number,
-    readonly source: number,
-    readonly tag: number,
-    readonly size: number,
-    private readonly clock: Clock,
-  ) {}
-
-  accept(piece: Uint8Array, at: number): boolean {
-    unpackPiece(this.request.data, piece, at, this.clock);
-    return false;
-  }
-
-  done(): void {
-    this.request.finish(this.source, this.tag, this.size);
-  }
-
-  failed(error: Error): void {
-    if (!this.request.done) this.request.fail(lostPeer(this.from, error));
-  }
-}
 
 /**
  * The channel device: MPICH's ch2 protocols (Selvarajan ch. 6) over a `Channel` — short (the data in
@@ -58,6 +36,8 @@ export class ChannelDevice implements PreparedDevice {
   readonly #eagerLimit: number;
   /** Rendezvous data larger than one packet goes on the bulk stream, when there is one (`mpi.channel.bulkStream`). */
   #bulk: BulkStream | undefined;
+  /** Receiver-initiated rendezvous on the bulk stream (`mpi.channel.advertise`). */
+  #ads: ReceiveAdvertising | undefined;
   readonly #bulkAbove: number;
   readonly #sends = new RequestTable<SendRequest>();
   readonly #receives = new RequestTable<ReceiveSink>();
@@ -104,8 +84,20 @@ export class ChannelDevice implements PreparedDevice {
     const setting = this.#params['channel.bulkStream'];
     // auto: on real networks; a simulated provider models the channel copying through its packets.
     if (setting === 'off' || (setting === 'auto' && a.ia.provider.capabilities.inProcess)) return Promise.resolve();
-    this.#bulk = new BulkStream(this.#params.registrationCache);
-    return this.#bulk.start({ ia: a.ia, runtime: a.runtime, pz: a.connections.pz, logger: a.logger });
+    const bulk = (this.#bulk = new BulkStream(this.#params.registrationCache));
+    if (this.#params['channel.advertise'] === 'on') {
+      this.#ads = new ReceiveAdvertising({
+        host: this.#host,
+        bulk,
+        eagerLimit: this.#eagerLimit,
+        sendControl: (packet, to) => this.#channel.isendControl(packet, to),
+        peerBroke: this.#onPeerLost,
+        receiveFailed: (_request, peer, cause) => this.#onPeerLost(peer, cause),
+        claim: this.#claim,
+        usable: (size, synchronous) => !synchronous && size > this.#eagerLimit && this.#onBulk(size),
+      });
+    }
+    return bulk.start({ ia: a.ia, runtime: a.runtime, pz: a.connections.pz, logger: a.logger });
   }
 
   /** Whether a rendezvous of `size` bytes sends its data on the bulk stream (both ends decide alike). */
@@ -120,7 +112,9 @@ export class ChannelDevice implements PreparedDevice {
     if (lost !== undefined) return request.fail(lost);
     this.#inFlight.track(request);
     const size = request.data.size;
-    if (request.mode === SendMode.SYNCHRONOUS || size > this.#eagerLimit) return this.#requestToSend(request);
+    const into = this.#ads?.onSend(request, request.mode === SendMode.SYNCHRONOUS) ?? -1;
+    if (into > 0) return this.#advertisedData(request, into);
+    if (request.mode === SendMode.SYNCHRONOUS || size > this.#eagerLimit) return this.#requestToSend(request, into === 0 ? ControlFlag.CLAIMABLE : 0);
     if (size <= this.#shortLimit) return this.#short(request);
     this.#eager(request);
   }
@@ -176,12 +170,43 @@ export class ChannelDevice implements PreparedDevice {
     });
   }
 
+  /** Into a receive the peer advertised: the data on the bulk stream now (before any other bulk send), its packet on the channel. */
+  #advertisedData(request: SendRequest, receiverRequest: number): void {
+    const peer = request.peer;
+    this.#sendBulk(request);
+    this.#sequencer.start(peer, (done) => {
+      const packet = this.#envelope(ControlKind.ADVERTISED_DATA, request);
+      packet.receiverRequest = receiverRequest;
+      this.#channel.isendControl(packet, peer, (error) => {
+        done();
+        if (error !== undefined && !request.done) request.fail(lostPeer(peer, error));
+      });
+    });
+  }
+
+  /** An advertisement came after `request`'s request to send, which its receive adopted (it sends no ready-to-receive): the data now. */
+  readonly #claim = (request: SendRequest): boolean => {
+    if (this.#sends.take(request.id) === undefined) return false;
+    this.#sendBulk(request);
+    return true;
+  };
+
+  /** `request`'s data as the next bulk message to its peer; the send completes when it has left. */
+  #sendBulk(request: SendRequest): void {
+    const peer = request.peer;
+    this.#bulk!.send(peer, packedBytes(request.data, this.#clock), (error) => {
+      if (error !== undefined) request.fail(lostPeer(peer, error));
+      else if (!request.done) request.complete(Status.EMPTY);
+    });
+  }
+
   /** Rendezvous, first step: the request to send; the data waits for the receiver's ready-to-receive. */
-  #requestToSend(request: SendRequest): void {
+  #requestToSend(request: SendRequest, flags: number): void {
     this.#counts.rendezvousSends++;
     request.id = this.#sends.add(request);
     this.#sequencer.start(request.peer, (done) => {
       const packet = this.#envelope(ControlKind.REQUEST_TO_SEND, request);
+      packet.flags |= flags;
       packet.senderRequest = request.id;
       this.#channel.isendControl(packet, request.peer, (error) => {
         done();
@@ -194,13 +219,12 @@ export class ChannelDevice implements PreparedDevice {
   #rendezvousData(from: number, senderRequest: number, receiverRequest: number): void {
     const request = this.#sends.take(senderRequest);
     if (request === undefined) return;
+    this.#ads?.answered(request);
     // Nobody will receive it (its communicator was freed at the receiver): the send is over.
     if (receiverRequest === 0) return request.complete(Status.EMPTY);
     if (this.#onBulk(request.data.size)) {
-      return this.#bulk!.send(from, packedBytes(request.data, this.#clock), (error) => {
-        if (error !== undefined) request.fail(lostPeer(from, error));
-        else request.complete(Status.EMPTY);
-      });
+      this.#ads?.beforeBulkSend(from);
+      return this.#sendBulk(request);
     }
     this.#sequencer.start(from, (done) => {
       const packet = this.#envelope(ControlKind.RENDEZVOUS_DATA, request);
@@ -214,12 +238,16 @@ export class ChannelDevice implements PreparedDevice {
 
   /** The channel's out-of-band handler: every control packet, as it arrives. True keeps its buffer. */
   readonly #onControl = (packet: ControlPacket, from: number, buffer: KeptPacket): boolean => {
+    const ads = this.#ads;
     switch (packet.kind) {
       case ControlKind.SHORT:
+        ads?.onArrival(from, packet.context, packet.tag);
         return this.#onShort(packet, from, buffer);
       case ControlKind.EAGER: {
+        ads?.onArrival(from, packet.context, packet.tag);
         const request = this.#host.takePosted(packet.context, packet.source, packet.tag);
         if (request !== undefined) {
+          ads?.matchedOtherwise(request);
           this.#channel.irecvFromChannel(packet.size, from, new ReceiveSink(request, from, packet.source, packet.tag, packet.size, this.#clock));
           return false;
         }
@@ -228,9 +256,16 @@ export class ChannelDevice implements PreparedDevice {
         this.#host.arriveUnexpected(incoming(from, packet, undefined, arrival));
         return false;
       }
-      case ControlKind.REQUEST_TO_SEND:
-        this.#host.arrive(incoming(from, packet, undefined, this.#arrival(from, packet)));
+      case ControlKind.REQUEST_TO_SEND: {
+        const arrival = this.#arrival(from, packet);
+        // Only a claimable one may be adopted by an advertised receive (its ordinal set).
+        if (ads !== undefined) {
+          const ordinal = ads.onArrival(from, packet.context, packet.tag, arrival);
+          if ((packet.flags & ControlFlag.CLAIMABLE) !== 0) arrival.ordinal = ordinal;
+        }
+        this.#host.arrive(incoming(from, packet, undefined, arrival));
         return false;
+      }
       case ControlKind.READY_TO_RECEIVE:
         this.#rendezvousData(from, packet.senderRequest, packet.receiverRequest);
         return false;
@@ -239,6 +274,18 @@ export class ChannelDevice implements PreparedDevice {
         this.#channel.irecvFromChannel(packet.size, from, sink ?? DROP);
         return false;
       }
+      case ControlKind.ADVERTISE:
+        ads?.onAdvertise(from, packet);
+        return false;
+      case ControlKind.ADVERTISED_DATA:
+        ads?.onAdvertisedData(from, packet, ads.onArrival(from, packet.context, packet.tag));
+        return false;
+      case ControlKind.REVOKE:
+        ads?.onRevoke(from, packet);
+        return false;
+      case ControlKind.REVOKED:
+        ads?.onRevoked(from, packet);
+        return false;
       default:
         this.#onPeerLost(from, new Error(`rank ${from} sent a control packet of unknown kind ${String(packet.kind)}`));
         return false;
@@ -248,6 +295,7 @@ export class ChannelDevice implements PreparedDevice {
   #onShort(packet: ControlPacket, from: number, buffer: KeptPacket): boolean {
     const request = this.#host.takePosted(packet.context, packet.source, packet.tag);
     if (request !== undefined) {
+      this.#ads?.matchedOtherwise(request);
       unpackPiece(request.data, packet.payload!, 0, this.#clock);
       request.finish(packet.source, packet.tag, packet.size);
       return false;
@@ -277,6 +325,11 @@ export class ChannelDevice implements PreparedDevice {
 
   deliver(message: IncomingMessage, request: RecvRequest): void {
     const arrival = message.deviceState as ChannelArrival;
+    const ads = this.#ads;
+    if (ads !== undefined) {
+      if (arrival.ordinal !== 0 && ads.adopt(message, arrival.epoch, arrival.ordinal, request)) return;
+      ads.matchedOtherwise(request);
+    }
     if (message.payload !== undefined || arrival.packet !== undefined) {
       // SHORT, held in its buffer or copied out.
       arrival.deliverTo(request, message.payload);
@@ -322,16 +375,7 @@ export class ChannelDevice implements PreparedDevice {
   }
 
   #readyToReceive(message: IncomingMessage, to: number, senderRequest: number, receiverRequest: number): void {
-    const packet = this.#out;
-    packet.kind = ControlKind.READY_TO_RECEIVE;
-    packet.flags = 0;
-    packet.context = message.context;
-    packet.source = message.source;
-    packet.tag = message.tag;
-    packet.size = message.size;
-    packet.senderRequest = senderRequest;
-    packet.receiverRequest = receiverRequest;
-    packet.payload = undefined;
+    const packet = fillPacket(this.#out, ControlKind.READY_TO_RECEIVE, message.context, message.source, message.tag, message.size, senderRequest, receiverRequest);
     this.#channel.isendControl(packet, to);
   }
 
@@ -384,14 +428,15 @@ export class ChannelDevice implements PreparedDevice {
     }
   }
 
-  receivePosted(peer: number | undefined): void {
+  receivePosted(peer: number | undefined, request?: RecvRequest): void {
+    if (request !== undefined) this.#ads?.advertise(request);
     if (this.#unexpected.held === 0) return;
     if (peer !== undefined) return this.#releaseHeld(peer);
     for (let p = 0; p < this.#held.length; p++) this.#releaseHeld(p);
   }
 
-  deferCancel(): boolean {
-    return false;
+  deferCancel(request: RecvRequest): boolean {
+    return this.#ads?.deferCancel(request) ?? false;
   }
 
   discard(message: IncomingMessage): void {
@@ -430,19 +475,7 @@ export class ChannelDevice implements PreparedDevice {
   };
 
   protocolInfo(): string[] {
-    const p = this.#params;
-    const provider = this.#a?.ia.provider.name ?? '?';
-    const short = this.#shortLimit;
-    const eager = this.#eagerLimit;
-    return [
-      `mpi: device channel (MPICH Channel Interface over DAT send/recv, ${p['channel.mode']}) on provider ${provider}: ${p['channel.buffers']} receive buffers of ${p['channel.packetSize']} B per peer`,
-      `mpi: 0..${short} B: short (the data inside the control packet)`,
-      ...(eager > short ? [`mpi: ${short + 1}..${eager} B: eager (control packet, then the data; buffered at the receiver when unexpected)`] : []),
-      `mpi: ${eager + 1}.. B, and synchronous mode at every size: rendezvous (request to send, ready to receive, then the data)`,
-      this.#bulk === undefined
-        ? `mpi: rendezvous data in packets of up to ${this.#bulkAbove} B through the receive buffers (mpi.channel.bulkStream ${p['channel.bulkStream']})`
-        : `mpi: rendezvous data above ${this.#bulkAbove} B: one DAT send into the receive's own memory on the bulk stream (a second connection per peer)`,
-    ];
+    return channelProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#shortLimit, this.#eagerLimit, this.#bulkAbove, this.#bulk !== undefined, this.#ads !== undefined);
   }
 
   counters(): Readonly<Record<string, number>> {
@@ -450,7 +483,8 @@ export class ChannelDevice implements PreparedDevice {
     return {
       ...this.#counts,
       ...this.#channel.counts,
-      ...(this.#bulk?.counts ?? { bulkSends: 0, bulkReceives: 0 }),
+      ...(this.#bulk?.counts ?? { bulkSends: 0, bulkReceives: 0, bulkDeclines: 0 }),
+      ...(this.#ads?.counts ?? { advertisedReceives: 0, advertisedSends: 0, claimedSends: 0, adoptedReceives: 0, declinedAdvertisements: 0, revokes: 0 }),
       unexpectedBytes: u.bytes,
       peakUnexpectedBytes: u.peakBytes,
       heldMessages: u.held,
@@ -468,25 +502,4 @@ export class ChannelDevice implements PreparedDevice {
     this.#channel.close();
     return this.closeConnections();
   }
-}
-
-/** Data nobody takes (a rendezvous whose receive is gone). */
-const DROP: DataSink = { accept: () => false, done: () => undefined, failed: () => undefined };
-
-function incoming(from: number, packet: ControlPacket, payload: Uint8Array | undefined, arrival: ChannelArrival): IncomingMessage {
-  return {
-    peer: from,
-    context: packet.context,
-    source: packet.source,
-    tag: packet.tag,
-    size: packet.size,
-    payload,
-    synchronous: (packet.flags & ControlFlag.SYNC) !== 0,
-    ready: (packet.flags & ControlFlag.READY) !== 0,
-    deviceState: arrival,
-  };
-}
-
-function lostPeer(peer: number, cause: Error): MpiError {
-  return new MpiError(ErrorClass.ERR_PROC_FAILED, `the channel to rank ${peer} failed: ${cause.message}`, { cause });
 }

@@ -21,6 +21,18 @@ export enum ControlKind {
   READY_TO_RECEIVE = 4,
   /** Rendezvous: the data follows on the channel, for the receive `receiverRequest`. */
   RENDEZVOUS_DATA = 5,
+  /**
+   * Receiver-initiated rendezvous (receive-advertising.ts), receiver to sender: a receive is posted
+   * for the message `senderRequest` (its ordinal) of `context` and `tag` in epoch `source`, of up to
+   * `size` bytes, its memory the next bulk receive; `receiverRequest` names it.
+   */
+  ADVERTISE = 6,
+  /** Sender to receiver: the message for the advertised receive `receiverRequest`, its data on the bulk stream. */
+  ADVERTISED_DATA = 7,
+  /** Receiver to sender: decline every advertisement held; answer REVOKED with `receiverRequest`. */
+  REVOKE = 8,
+  /** Sender to receiver: the REVOKE naming `receiverRequest` is done. */
+  REVOKED = 9,
 }
 
 /** A control packet (MPID_PKT_T). One object per decoder, reused: copy what outlives the handler. */
@@ -44,10 +56,26 @@ export const ControlFlag = {
   READY: 0x01,
   /** A synchronous send's request to send. */
   SYNC: 0x02,
+  /** A request to send the receive's advertisement may claim (receive-advertising.ts): the receive it matches may adopt it. */
+  CLAIMABLE: 0x04,
 } as const;
 
 export function emptyPacket(): ControlPacket {
   return { kind: ControlKind.SHORT, flags: 0, context: 0, source: 0, tag: 0, size: 0, senderRequest: 0, receiverRequest: 0, payload: undefined };
+}
+
+/** Set every field of `p` (no flags, no payload): a packet the device sends on its own account. */
+export function fillPacket(p: ControlPacket, kind: ControlKind, context: number, source: number, tag: number, size: number, senderRequest: number, receiverRequest: number): ControlPacket {
+  p.kind = kind;
+  p.flags = 0;
+  p.context = context;
+  p.source = source;
+  p.tag = tag;
+  p.size = size;
+  p.senderRequest = senderRequest;
+  p.receiverRequest = receiverRequest;
+  p.payload = undefined;
+  return p;
 }
 
 /** A receive buffer a control handler keeps past its return (an unexpected short message held for lack of room). */
