@@ -8,7 +8,7 @@ export const SHM_PARAMETERS: readonly ParameterSpec[] = [
     type: 'enum',
     values: ['auto', 'on', 'off'],
     default: 'auto',
-    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed; and while it polls, only as long as its thread gets at least half the CPU time it wants (Linux's per-thread run-queue accounting; where that cannot be read, when the host's 1-minute load average is below its CPU count at the start): a rank that polls while its peer waits for a CPU only delays it",
+    help: "poll the rings for spinUs after activity before sleeping; auto: when the job's launcher says this host has a CPU for each rank (openIa's localProcesses), as Open MPI polls unless oversubscribed; and while it polls, only as long as its thread gets at least a third of the CPU time it wants or the job has the CPUs (Linux's per-thread run-queue accounting; where that cannot be read, when the host's 1-minute load average is below its CPU count at the start): a rank that polls while its peer waits for a CPU only delays it",
   },
   {
     name: 'spinUs',

@@ -1,19 +1,23 @@
 // spin=auto is judged while a rank polls, from its own thread's scheduler accounting: polling
-// pauses when the thread got less than half the CPU time it wanted, and is tried again later. The
+// pauses when the thread got less than a third of the CPU time it wanted, three stretches in a row, while other processes had the CPUs, and is tried again later. The
 // accounting read is the calling thread's own (a worker's differs from the main thread's).
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
 import { resolveShmParameters, spinPlan } from '../src/params.js';
 import { SpinGovernor, threadSchedSample, type SchedSample } from '../src/spin-governor.js';
 
-/** A governor over a scripted accounting: `feed(runMs, waitMs)` adds to what the thread got. */
+/**
+ * A governor over a scripted accounting on a 2-CPU host: `feed(runMs, waitMs, processMs)` adds to
+ * what the thread got and to the process's CPU time (by default the thread's alone: other jobs
+ * had the other CPU).
+ */
 function scripted() {
-  let sample: SchedSample | undefined = { runNs: 0, waitNs: 0 };
-  const governor = new SpinGovernor(() => sample);
+  let sample: SchedSample | undefined = { runNs: 0, waitNs: 0, processMs: 0 };
+  const governor = new SpinGovernor(() => sample, 2);
   return {
     governor,
-    feed(runMs: number, waitMs: number) {
-      sample = { runNs: sample!.runNs + runMs * 1e6, waitNs: sample!.waitNs + waitMs * 1e6 };
+    feed(runMs: number, waitMs: number, processMs = runMs) {
+      sample = { runNs: sample!.runNs + runMs * 1e6, waitNs: sample!.waitNs + waitMs * 1e6, processMs: sample!.processMs + processMs };
     },
     unreadable() {
       sample = undefined;
@@ -22,22 +26,50 @@ function scripted() {
 }
 
 describe('shm: the spin governor', () => {
-  it('keeps polling while the thread gets its CPU, and pauses for a second when it waits for one', () => {
+  it('keeps polling while the thread gets its CPU, and pauses for a second when it keeps waiting for one', () => {
     const { governor, feed } = scripted();
     expect(governor.allows(0)).toBe(true);
     feed(19, 1);
     expect(governor.allows(20)).toBe(true);
     expect(governor.judgements).toBe(1);
-    feed(8, 12);
-    expect(governor.allows(40)).toBe(false);
+    // One or two short stretches (a burst of background work) do not pause it; a third in a row does.
+    feed(5, 15);
+    expect(governor.allows(40)).toBe(true);
+    feed(5, 15);
+    expect(governor.allows(60)).toBe(true);
+    expect(governor.backoffs).toBe(0);
+    feed(5, 15);
+    expect(governor.allows(80)).toBe(false);
     expect(governor.backoffs).toBe(1);
     // Paused: no polling, whatever the thread gets meanwhile, until the backoff has passed.
     feed(100, 0);
     expect(governor.allows(500)).toBe(false);
-    expect(governor.allows(1040)).toBe(true);
+    expect(governor.allows(1080)).toBe(true);
     feed(20, 0);
-    expect(governor.allows(1060)).toBe(true);
+    expect(governor.allows(1100)).toBe(true);
     expect(governor.backoffs).toBe(1);
+  });
+
+  it('a stretch that gets its share between short ones starts the count again', () => {
+    const { governor, feed } = scripted();
+    governor.allows(0);
+    for (const [t, ran, waited] of [[20, 5, 15], [40, 5, 15], [60, 18, 2], [80, 5, 15], [100, 5, 15]]) {
+      feed(ran, waited);
+      expect(governor.allows(t)).toBe(true);
+    }
+    expect(governor.backoffs).toBe(0);
+  });
+
+  it("goes on polling when the time the thread waited went to the process's own threads", () => {
+    const { governor, feed } = scripted();
+    governor.allows(0);
+    // Each stretch: the thread ran 5 ms of 20 runnable, while the process used 36 ms of the 2 CPUs' 40.
+    for (const t of [20, 40, 60, 80, 100]) {
+      feed(5, 15, 36);
+      expect(governor.allows(t)).toBe(true);
+    }
+    expect(governor.backoffs).toBe(0);
+    expect(governor.ownContention).toBe(5);
   });
 
   it('judges only the time the thread was runnable: a thread that slept or napped is not judged for it', () => {
