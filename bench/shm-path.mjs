@@ -99,7 +99,7 @@ async function measureDapl(size, iters) {
   const datLatency = await time((n) => dat.pingPong(size, n));
   const buf = new Uint8Array(size);
   const mpiLatency = await time((n) => mpiPingPong(mpi.world, buf, n));
-  const spread = await roundTripSpread(mpi.world, buf, iters);
+  const spread = await roundTripSpread(mpi.world, buf, iters, mpiPingPong);
   await dat.close();
   if (mpi.world.rank === 0) process.stdout.write(`${JSON.stringify({ datLatency, mpiLatency, ...spread })}\n`);
   await mpi.finalize();
@@ -110,18 +110,11 @@ async function measureDapl(size, iters) {
  * and how much of the mean comes from round trips slower than `SLOW_US` (a collection, the event
  * loop's turn, a nap), which the mean of a timed loop includes and the median does not.
  */
-async function roundTripSpread(world, buf, iters) {
+async function roundTripSpread(world, buf, iters, mpiPingPong) {
   const times = new Float64Array(iters);
-  const peer = 1 - world.rank;
   for (let i = 0; i < iters; i++) {
     const start = performance.now();
-    if (world.rank === 0) {
-      await world.send(buf, peer, 1);
-      await world.recv(buf, peer, 1);
-    } else {
-      await world.recv(buf, peer, 1);
-      await world.send(buf, peer, 1);
-    }
+    await mpiPingPong(world, buf, 1);
     times[i] = (performance.now() - start) * 1000;
   }
   let total = 0;

@@ -124,16 +124,8 @@ export class ChannelDevice implements PreparedDevice {
   }
 
   #envelope(kind: ControlKind, request: SendRequest): ControlPacket {
-    const p = this.#out;
-    p.kind = kind;
+    const p = fillPacket(this.#out, kind, request.context, request.source, request.tag, request.data.size, 0, 0);
     p.flags = (request.mode === SendMode.READY ? ControlFlag.READY : 0) | (request.mode === SendMode.SYNCHRONOUS ? ControlFlag.SYNC : 0);
-    p.context = request.context;
-    p.source = request.source;
-    p.tag = request.tag;
-    p.size = request.data.size;
-    p.senderRequest = 0;
-    p.receiverRequest = 0;
-    p.payload = undefined;
     return p;
   }
 
