@@ -2,11 +2,13 @@
 // Where the time of a small message on the shm provider goes, in one run: the same 8 B ping-pong
 // between two worker threads (1) on a bare SharedArrayBuffer, each side spinning on Atomics.load
 // (the floor: two cache-line transfers per round trip), (2) the same with an `await` per message
-// (the floor of any promise-based API), (3) DAT send/recv on MPI's IA with one EVD wait per
-// message (bench/lib/dat-pair.mjs), (4) @dapl/mpi send/recv (and again with each round trip timed
-// on its own: their median, and the share of the time spent in round trips over 10 us), and (5) the DAT ping-pong of (3)
-// between two IAs of one thread, with the CPU time it takes per message: the software's own cost,
-// which a host whose CPUs are shared with other work does not blur as it blurs (1)-(4). (1), (2)
+// (the floor of any promise-based API), (3) DAT send/recv on MPI's IA, each completion taken by
+// spinning on the EVD's dequeue, which polls the rings (bench/lib/dat-pair.mjs), (4) @dapl/mpi
+// send/recv, whose blocking calls poll the same way (mpi.pollWait) (and again with each round trip
+// timed on its own: their median, and the share of the time spent in round trips over 10 us), and
+// (5) the DAT exchange of (3) between two IAs of one thread in one synchronous loop, with the CPU
+// time it takes per message: the software's own cost, which a host whose CPUs are shared with
+// other work does not blur as it blurs (1)-(4). (1), (2)
 // and (5) run in this process, (3) and (4) in a `dapl run -n 2 --provider shm` job with spin on;
 // rounds alternate them and figures are medians over rounds (µs, half a round trip).
 //
@@ -26,11 +28,11 @@ const HELP = `usage: node bench/shm-path.mjs [options]
 
 The cost of one small message on the shm provider, layer by layer, in one run: a bare
 SharedArrayBuffer ping-pong between two spinning worker threads, the same with an await per
-message, DAT send/recv (one EVD wait per message) and @dapl/mpi send/recv over shm (spin on;
-again with each round trip timed alone: the median, and the share of the time spent in round
-trips over 10 us, the stalls a mean includes),
-and the same DAT ping-pong between two IAs of one thread with its CPU time per message. Half
-round trips in µs, medians over alternating rounds.
+message, DAT send/recv (completions taken by spinning on dequeue) and @dapl/mpi send/recv over
+shm (spin on; again with each round trip timed alone: the median, and the share of the time spent
+in round trips over 10 us, the stalls a mean includes), and the same DAT exchange between two IAs
+of one thread in one synchronous loop, with its CPU time per message (the software's own cost).
+Half round trips in µs, medians over alternating rounds.
 
   --rounds N     alternating rounds (default 3)
   --iters N      round trips per measurement (default 20000)
@@ -127,7 +129,7 @@ async function roundTripSpread(world, buf, iters, mpiPingPong) {
   return { mpiMedian: times[iters >> 1] / 2, mpiSlowShare: slow / total };
 }
 
-/** Both ends of the DAT ping-pong in this thread (two shm IAs, spin on): wall and CPU µs per message. */
+/** Both ends of the DAT ping-pong in this thread (two shm IAs, spin on), one synchronous loop: wall and CPU µs per message. */
 async function oneThread(size, iters) {
   const { shmProvider } = await import('@dapl/provider-shm');
   const jobKey = randomBytes(32);
@@ -148,19 +150,26 @@ async function oneThread(size, iters) {
   (await listen.wait({ timeoutMs: 10_000 })).request.accept(sides[1].ep);
   await Promise.all(sides.map((s) => s.evds.connect.wait({ timeoutMs: 10_000 })));
   const quiet = { suppressCompletion: true };
-  const run = async (side, first, n) => {
+  const [a, b] = sides;
+  // Each side's completion by dequeue, which polls the rings: the frame the other side just wrote.
+  const take = (side) => {
+    for (let spins = 0; spins < 1_000_000; spins++) if (side.evds.recv.dequeue() !== undefined) return;
+    throw new Error('shm-path: a message written in this thread was not there to dequeue');
+  };
+  const both = (n) => {
     for (let i = 0; i < n; i++) {
-      if (first) side.ep.postSend(side.iov, i, quiet);
-      await side.evds.recv.wait({ timeoutMs: 60_000 });
-      side.ep.postRecv(side.iov, i);
-      if (!first) side.ep.postSend(side.iov, i, quiet);
+      a.ep.postSend(a.iov, i, quiet);
+      take(b);
+      b.ep.postRecv(b.iov, i);
+      b.ep.postSend(b.iov, i, quiet);
+      take(a);
+      a.ep.postRecv(a.iov, i);
     }
   };
-  const both = (n) => Promise.all([run(sides[0], true, n), run(sides[1], false, n)]);
-  await both(Math.min(iters, 5000));
+  both(Math.min(iters, 5000));
   const start = performance.now();
   const cpu = process.cpuUsage();
-  await both(iters);
+  both(iters);
   const wall = ((performance.now() - start) * 1000) / (2 * iters);
   const used = process.cpuUsage(cpu);
   for (const ia of ias) await ia.close();

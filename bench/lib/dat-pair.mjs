@@ -31,12 +31,15 @@ export class DatPair {
     const ep = await connections.endpoint(peer);
     const pair = new DatPair(connections, ep, lmr, job.rank, 2 * window + 2, () => mpi.wtime());
     pair.#immediate = capabilities.includes('rdma-write-immediate');
+    pair.#pollMs = job.ia.query().dequeuePollUs / 1000;
     await pair.#sync();
     if (rights !== 0) await pair.#exchangeWindows(pz, rights);
     return pair;
   }
 
   #recvs = 0;
+  /** How long a wait for a completion spins on dequeue (ms); 0 where dequeue does not poll the provider. */
+  #pollMs = 0;
   /** The peer's buffer, exposed for RDMA write and read as the provider has them (undefined: neither). */
   #remote = undefined;
   #rights = 0;
@@ -53,13 +56,31 @@ export class DatPair {
     for (let i = 0; i < depth; i++) this.ep.postRecv(this.whole, i);
   }
 
+  /**
+   * The next event on `evd` by spinning on `dequeue()` for the IA's `dequeuePollUs` (where dequeue
+   * polls the provider, as a uDAPL latency test polls dat_evd_dequeue), or undefined: then wait.
+   */
+  #polled(evd) {
+    const windowMs = this.#pollMs;
+    if (windowMs === 0) return undefined;
+    let deadline = -1;
+    for (let n = 1; ; n++) {
+      const event = evd.dequeue();
+      if (event !== undefined) return event;
+      if ((n & 63) !== 0) continue;
+      const now = performance.now();
+      if (deadline < 0) deadline = now + windowMs;
+      else if (now >= deadline) return undefined;
+    }
+  }
+
   #iov(n) {
     return [{ lmr: this.lmr, offset: 0, length: n }];
   }
 
   /** The next event on `evd`, which must be a successful DTO completion. */
   async #completion(evd) {
-    const event = await evd.wait({ timeoutMs: 60_000 });
+    const event = this.#polled(evd) ?? (await evd.wait({ timeoutMs: 60_000 }));
     if (event.type !== 'dto-completion' || event.status !== DtoStatus.SUCCESS) throw new Error(`DAT baseline: ${event.type} ${event.status}`);
     return event;
   }

@@ -66,6 +66,11 @@ export class ShmIa extends IaBase {
     });
   }
 
+  /** A consumer spinning on `evd.dequeue()`: the rings polled once, here and now. */
+  override pollProgress(): boolean {
+    return this.progress.pollNow();
+  }
+
   override validateAddress(address: string): void {
     if (!address.startsWith('shm:')) {
       throw new DatError(DatStatus.INVALID_ADDRESS, `address must be an shm IA's address (shm:<pid>.<thread>.<n>), got ${JSON.stringify(address)}`, { argument: 'address' });

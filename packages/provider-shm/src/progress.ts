@@ -53,6 +53,11 @@ export class ShmProgress implements ChainMember {
   #emptyTurns = 0;
   #waiting = false;
   #closed = false;
+  /** Empty polls from `pollNow` in a row, and when the clock first saw them (-1: not yet). */
+  #idlePolls = 0;
+  #idleSince = -1;
+  /** Inside `#pollAll`: a nested poll (a completion's consumer dequeuing) waits for the outer one. */
+  #polling = false;
 
   constructor(spinUs: number, governor?: SpinGovernor) {
     this.#spinMs = spinUs / 1000;
@@ -86,11 +91,46 @@ export class ShmProgress implements ChainMember {
     this.doorbell.wake();
   }
 
+  /**
+   * One poll outside the chain, for a consumer spinning on `evd.dequeue()` (the event loop is not
+   * turning meanwhile, so the chain is not either); what moved counts as activity for the chain.
+   */
+  pollNow(): boolean {
+    if (this.#closed || this.#polling) return false;
+    const moved = this.#pollAll();
+    if (moved) {
+      this.#idlePolls = 0;
+      this.#idleSince = -1;
+      // Polled, so awake: peers need not ring (a wait still pending is woken by the ring after the flag goes up again).
+      this.doorbell.sleeping = false;
+      this.kick();
+      return true;
+    }
+    // A consumer that has found nothing for NAP_AFTER_MS naps, as the engine does: on a host with
+    // fewer free CPUs than spinning ranks, the CPU goes to the peer it waits for. While the governor
+    // says polling does not pay (spin=auto), it naps at once.
+    if ((++this.#idlePolls & 63) !== 0) return false;
+    const now = performance.now();
+    if (this.#idleSince < 0) this.#idleSince = now;
+    const paused = this.#governor !== undefined && !this.#governor.allows(now);
+    if ((paused || now - this.#idleSince >= NAP_AFTER_MS) && this.#nap()) {
+      this.#idleSince = -1;
+      this.kick();
+      return true;
+    }
+    return false;
+  }
+
   /** Every endpoint polled once; true if any moved. */
   #pollAll(): boolean {
     const eps = this.#endpoints;
     let moved = false;
-    for (let i = 0; i < eps.length; i++) if (eps[i].poll()) moved = true;
+    this.#polling = true;
+    try {
+      for (let i = 0; i < eps.length; i++) if (eps[i].poll()) moved = true;
+    } finally {
+      this.#polling = false;
+    }
     return moved;
   }
 

@@ -53,6 +53,8 @@ export const shmProvider: DatProvider = {
         limits: shmLimits(params),
         capabilities: effectiveCapabilities(SHM_CAPABILITIES.dto, options.capabilities),
         parameters: params as unknown as Record<string, unknown>,
+        // A consumer that spins on dequeue polls the rings itself, as the engine would for spinUs.
+        dequeuePollUs: spinUs,
         logger: logger.child({ component: 'provider-shm:Ia' }),
         defaultConnectTimeoutMs: params.connectTimeoutMs,
       },

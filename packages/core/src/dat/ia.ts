@@ -37,6 +37,14 @@ export interface IaAttributes {
    * as on InfiniBand-like hardware.
    */
   readonly localCompletion: boolean;
+  /**
+   * How long (µs) a consumer waiting for a completion may usefully spin on `evd.dequeue()` before it
+   * blocks in `evd.wait()`: where it is above 0, `dequeue()` on an empty queue drives the provider's
+   * progress itself, as uDAPL's `dat_evd_dequeue` polls the completion queue, so a peer on another
+   * CPU is seen as soon as it writes. 0 where completions reach the queue only from the event loop
+   * (sockets) or the simulator's clock, which a spinning consumer would hold up.
+   */
+  readonly dequeuePollUs: number;
   /** Whether `createSrq` is offered (DAT 2.0 shared receive queues); true on every provider of the kit. */
   readonly sharedReceiveQueues: boolean;
   readonly extensions: readonly ExtensionName[];

@@ -85,7 +85,9 @@ export class EvdQueue implements EventDispatcher {
 
   dequeue(): DatEvent | undefined {
     this.checkNotFreed('dequeue');
-    const event = this.events.shift();
+    let event = this.events.shift();
+    // An empty queue polls the provider once, as dat_evd_dequeue polls the CQ (a no-op where completions come on their own).
+    if (event === undefined && this.ia.pollProgress()) event = this.events.shift();
     if (event !== undefined && this.roomListeners.size > 0 && this.events.size < this.queueDepth) this.signalRoom();
     return event;
   }

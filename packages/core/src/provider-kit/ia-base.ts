@@ -27,6 +27,8 @@ export interface IaBaseInit {
   readonly capabilities: readonly DtoCapability[];
   /** The provider completes `localCompletion` requests early (see `IaAttributes.localCompletion`); default false. */
   readonly localCompletion?: boolean;
+  /** See `IaAttributes.dequeuePollUs`; default 0. A provider above 0 overrides `pollProgress`. */
+  readonly dequeuePollUs?: number;
   readonly extensions?: Partial<DatExtensions>;
   readonly parameters: Readonly<Record<string, unknown>>;
   readonly logger: Logger;
@@ -53,6 +55,7 @@ export abstract class IaBase implements InterfaceAdapter {
   readonly rmrTable = new RmrTable();
   private readonly capabilitySet: ReadonlySet<DtoCapability>;
   private readonly localCompletion: boolean;
+  private readonly dequeuePollUs: number;
   private readonly extensionMap: Partial<DatExtensions>;
   private readonly parameterValues: Readonly<Record<string, unknown>>;
   private readonly defaultEvdDepth: number;
@@ -72,6 +75,7 @@ export abstract class IaBase implements InterfaceAdapter {
     this.logger = init.logger;
     this.capabilitySet = new Set(init.capabilities);
     this.localCompletion = init.localCompletion ?? false;
+    this.dequeuePollUs = init.dequeuePollUs ?? 0;
     this.extensionMap = init.extensions ?? {};
     this.parameterValues = init.parameters;
     this.defaultConnectTimeoutMs = init.defaultConnectTimeoutMs ?? 10_000;
@@ -120,10 +124,20 @@ export abstract class IaBase implements InterfaceAdapter {
       limits: this.limits,
       capabilities: DTO_CAPABILITIES.filter((c) => this.capabilitySet.has(c)),
       localCompletion: this.localCompletion,
+      dequeuePollUs: this.dequeuePollUs,
       sharedReceiveQueues: true,
       extensions: EXTENSION_NAMES.filter((n) => this.extensionMap[n] !== undefined),
       parameters: this.parameterValues,
     };
+  }
+
+  /**
+   * Kit hook: move what the provider can move now, synchronously (poll its queues once), so that
+   * `evd.dequeue()` on an empty queue finds what a peer has written (see `IaAttributes.dequeuePollUs`).
+   * True if anything moved. The default moves nothing: its completions arrive on their own.
+   */
+  pollProgress(): boolean {
+    return false;
   }
 
   counters(): Readonly<Record<string, number>> {

@@ -141,7 +141,7 @@ export class Comm extends CollectiveCalls {
 
   #startSend(span: BufferSpan, dest: number, tag: number, mode: SendMode, context: number, blocking = false): Request {
     const peer = this.#peers.worldRanks[dest];
-    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode, blocking), undefined, this.#state.job.runtime);
+    if (mode !== SendMode.BUFFERED) return new Request(this.#state.p2p.isend(peer, context, this.rank, tag, span, mode, blocking), undefined, this.#state.waits);
     // Buffered: pack into the attached buffer, send the copy in standard mode, free the copy when sent.
     const attached = this.#state.attached;
     if (attached === undefined) {
@@ -155,7 +155,7 @@ export class Comm extends CollectiveCalls {
     const failedAtOnce = request.error !== undefined;
     request.onDone(() => release(failedAtOnce ? undefined : request.error));
     // The caller's buffer is free as soon as it is copied: report the send complete now, as MPI does.
-    return failedAtOnce ? new Request(request, undefined, this.#state.job.runtime) : completed(Status.EMPTY);
+    return failedAtOnce ? new Request(request, undefined, this.#state.waits) : completed(Status.EMPTY);
   }
 
   // ---- receives -----------------------------------------------------------------------------
@@ -190,7 +190,7 @@ export class Comm extends CollectiveCalls {
 
   #startRecv(span: BufferSpan, source: number, tag: number, context: number): Request {
     const request = this.#state.p2p.irecv(context, source, tag, span, this.#peerOf(source));
-    return new Request(request, this.#cancel, this.#state.job.runtime);
+    return new Request(request, this.#cancel, this.#state.waits);
   }
 
   readonly #cancel = (request: RecvRequest): boolean => this.#state.p2p.cancel(request);

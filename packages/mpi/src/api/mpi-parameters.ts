@@ -32,6 +32,13 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     default: 'indexed',
     help: "indexed: matching in O(1) bins whatever is queued; linear: every receive posted also scans each queued receive and unexpected message, charged per entry on a simulated rank's clock, as an MPI whose queues are lists does (the FMPL paper's Hitachi MPI \"checks all outstanding receive calls at every nonblocking receive invocation\", Tatebe et al. §5.1); arrivals are matched as with indexed",
   },
+  {
+    name: 'pollWait',
+    type: 'enum',
+    values: ['on', 'off'],
+    default: 'on',
+    help: "on: a blocking call (send, recv, request.wait) first polls the transport in a loop, for the provider's dequeuePollUs (shm: spinUs while it spins; 0 elsewhere), and completes there when its message comes, without a turn of the event loop: lower latency, while the event loop waits that long; off: it awaits at once",
+  },
   { name: 'credits', type: 'integer', default: 64, min: 2, max: 4096, help: 'eager receive buffers pre-posted per peer (the sender\'s credit window)' },
   {
     name: 'eagerPool',
@@ -137,6 +144,7 @@ export interface MpiParameters {
   readonly eagerLimit: number;
   readonly bounceLimit: number;
   readonly matching: 'indexed' | 'linear';
+  readonly pollWait: 'on' | 'off';
   readonly credits: number;
   readonly sendBuffers: number;
   readonly eagerPool: 'auto' | 'srq' | 'per-peer';

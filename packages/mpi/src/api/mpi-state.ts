@@ -8,6 +8,8 @@ import type { Comm } from './comm.js';
 import type { Topologies } from './topologies.js';
 import type { InterComm } from './inter-comm.js';
 import { ErrorClass, MpiError } from './errors.js';
+import { PolledWait } from '../adi/polled-wait.js';
+import type { WaitDeclarer } from './request.js';
 
 /** Context ids: world uses 0 (point-to-point) and 1 (collective), self 2 and 3; new communicators take the next even id. */
 export const WORLD_CONTEXT = 0;
@@ -44,7 +46,21 @@ export class MpiState {
     readonly parameters: MpiParameters,
     /** What `comm.cartCreate` and kin build with. */
     readonly topologies: Topologies,
-  ) {}
+  ) {
+    const runtime = job.runtime;
+    const windowUs = parameters.pollWait === 'on' ? job.ia.query().dequeuePollUs : 0;
+    const poll = device.poll === undefined || windowUs === 0 ? undefined : new PolledWait(device.poll.bind(device), windowUs);
+    this.polledWait = poll;
+    this.waits = {
+      declareWait: runtime.declareWait === undefined ? undefined : runtime.declareWait.bind(runtime),
+      progressUntil: poll === undefined ? undefined : (core) => poll.until(core),
+    };
+  }
+
+  /** The blocking calls' polling, where the device and provider offer it (its counts are in `Mpi.counters`). */
+  readonly polledWait: PolledWait | undefined;
+  /** What a request's wait goes through: the runtime's declaration of it, and the transport's polling before it awaits. */
+  readonly waits: WaitDeclarer;
 
   get worldRank(): number {
     return this.job.rank;

@@ -219,9 +219,15 @@ export class Mpi {
     return this.#state.device.protocolInfo();
   }
 
-  /** The device's counters (unexpected bytes held, eager and rendezvous sends, credit stalls …). */
+  /**
+   * The device's counters (unexpected bytes held, eager and rendezvous sends, credit stalls …), the
+   * collectives' (hardware and software barriers and broadcasts), and the blocking calls' polling
+   * (`waitsPolledDone`: waits whose request completed while they polled; `waitsPolledOut`: waits that
+   * polled their window out and then awaited; both 0 where the transport is not polled, see `mpi.pollWait`).
+   */
   counters(): Readonly<Record<string, number>> {
-    return { ...this.#state.device.counters(), ...this.#state.collCounters };
+    const polled = this.#state.polledWait;
+    return { ...this.#state.device.counters(), ...this.#state.collCounters, waitsPolledDone: polled?.completed ?? 0, waitsPolledOut: polled?.awaited ?? 0 };
   }
 
   /**

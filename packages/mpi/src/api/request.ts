@@ -10,6 +10,8 @@ export type Canceller = (request: RecvRequest) => boolean;
 /** Where a rank declares its waits (the runtime, under the simulator: deadlock reports name them). */
 export interface WaitDeclarer {
   declareWait?<T>(what: string, promise: Promise<T>): Promise<T>;
+  /** Drive the transport synchronously for a while before a wait on `core` awaits (adi/polled-wait.ts). */
+  progressUntil?(core: RequestCore): void;
 }
 
 /** @internal What an inactive persistent request stands on: complete from the start, with the empty status. */
@@ -37,7 +39,7 @@ export class Request {
   constructor(core: RequestCore, cancel?: Canceller, waits?: WaitDeclarer) {
     this.#core = core;
     this.#cancel = cancel;
-    this.#waits = waits?.declareWait === undefined ? undefined : waits;
+    this.#waits = waits?.declareWait === undefined && waits?.progressUntil === undefined ? undefined : waits;
   }
 
   /** Whether `start()` applies (a persistent request). */
@@ -110,6 +112,7 @@ export class Request {
   wait(): Promise<Status> {
     this.requireLive('request');
     const core = this.#core;
+    if (!core.done) this.#waits?.progressUntil?.(core);
     const outcome = core.wait();
     const settled = core.done ? outcome : this.#declared(outcome);
     return this.persistent ? this.#retiring(core, settled) : settled;
@@ -125,7 +128,8 @@ export class Request {
 
   /** `promise`, declared as a wait for this request (`what` for a wait on it and others): deadlock and timeout reports name it, and it holds the process. */
   #declared<T>(promise: Promise<T>, what?: string): Promise<T> {
-    return this.#waits === undefined ? promise : this.#waits.declareWait!(what ?? describe(this.#core), promise);
+    const waits = this.#waits;
+    return waits?.declareWait === undefined ? promise : waits.declareWait(what ?? describe(this.#core), promise);
   }
 
   /** The status if complete, else undefined (MPI_Test); throws the operation's error if it failed. */
@@ -170,6 +174,7 @@ export class Request {
    */
   static async waitAll(requests: readonly (Request | null)[]): Promise<Status[]> {
     const list = requireRequests(requests, true).map(orNull);
+    Request.#pollEach(list);
     // One promise for the whole set, resolved by a countdown (not one per request and an
     // allSettled over them: a window of 64 isends would cost 64 promises and their reactions).
     let first: Request | undefined;
@@ -189,6 +194,16 @@ export class Request {
       await first.#declared(allDone);
     }
     return Request.#handOutAll(list);
+  }
+
+  /** Poll for each request in turn (see `wait`) until one is still not done at the end of its window. */
+  static #pollEach(list: readonly Request[]): void {
+    for (const r of list) {
+      const core = r.#core;
+      if (core.done) continue;
+      r.#waits?.progressUntil?.(core);
+      if (!core.done) return;
+    }
   }
 
   /** The statuses of all (see `#statuses`), every request handed out whatever the outcome. */

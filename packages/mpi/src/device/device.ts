@@ -32,6 +32,12 @@ export interface Device {
   discard(message: IncomingMessage): void;
   /** Settles when no send of this rank is still in flight. */
   drain(): Promise<void>;
+  /**
+   * Take what the transport has now, synchronously (optional): the device's EVDs dequeued, which on
+   * a provider whose `dequeuePollUs` is above 0 polls the provider itself. True if any event was
+   * handled. A blocking call spins on it before it awaits (see adi/polled-wait.ts).
+   */
+  poll?(): boolean;
   /** The sends `drain` still waits for, for finalize's report when it gives up (optional: a device without it is reported by count). */
   pendingSends?(): readonly SendRequest[];
   /** Which protocol serves which message sizes, one line each. */

@@ -1,6 +1,7 @@
 import type { Harness } from './harness.js';
 import { registerConnectionTests } from './functional-connection.js';
 import { registerLocalCompletionTests } from './functional-local-completion.js';
+import { registerPolledDequeueTests } from './functional-polled-dequeue.js';
 import { registerRdmaTests } from './functional-rdma.js';
 import { registerSendTests } from './functional-send.js';
 import { registerSrqTests } from './functional-srq.js';
@@ -11,5 +12,6 @@ export function registerFunctionalTests(h: Harness): void {
   registerSendTests(h);
   registerRdmaTests(h);
   registerLocalCompletionTests(h);
+  registerPolledDequeueTests(h);
   registerSrqTests(h);
 }

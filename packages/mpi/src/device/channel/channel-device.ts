@@ -119,6 +119,11 @@ export class ChannelDevice implements PreparedDevice {
     this.#eager(request);
   }
 
+  poll(): boolean {
+    const moved = this.#channel.poll();
+    return (this.#bulk?.poll() ?? false) || moved;
+  }
+
   drain(): Promise<void> {
     return this.#inFlight.drain();
   }

@@ -62,6 +62,8 @@ export class RdmaDevice implements Device {
   #bellRmr: Rmr | undefined;
   readonly #settings = new RdmaSettings();
   #inFlight = 0;
+  /** Events the EVD handlers have taken (`poll` tells by it whether anything moved). */
+  #handled = 0;
   /** Options of a doorbell ring, filled per post: nothing to report on success, ours again once sent. */
   readonly #ringOptions = { immediate: 0, suppressCompletion: true, localCompletion: true };
   #drained: (() => void)[] = [];
@@ -275,8 +277,19 @@ export class RdmaDevice implements Device {
 
   // ---- receiving ----------------------------------------------------------------------------
 
+  poll(): boolean {
+    const evds = this.#a?.connections.evds;
+    if (evds === undefined || evds.recv.freed || evds.request.freed) return false;
+    const handled = this.#handled;
+    this.#advertised.flush();
+    this.#onRecvEvents(evds.recv);
+    this.#onRequestEvents(evds.request);
+    return this.#handled !== handled;
+  }
+
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
+      this.#handled++;
       if (this.#buffers.onQueueEvent(event) || event.type !== 'dto-completion') continue;
       try {
         if (event.op === 'recv-immediate') this.#onImmediate(event);
@@ -385,6 +398,7 @@ export class RdmaDevice implements Device {
 
   readonly #onRequestEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
+      this.#handled++;
       if (event.type !== 'dto-completion') continue;
       try {
         this.#onRequestDone(event);

@@ -48,6 +48,8 @@ export class ReceiverInitiated {
   readonly #inNotice = emptyNotice();
   /** Windows of advertised receives, one binding per distinct receive buffer. */
   readonly #windows: SharedExposures;
+  /** Links with a notice batch queued and not pumped yet (see `flush`). */
+  readonly #unsent = new Set<PeerLink>();
 
   constructor(ctx: RdmaContext, rendezvous: RendezvousProtocol) {
     this.#ctx = ctx;
@@ -167,9 +169,21 @@ export class ReceiverInitiated {
     if (kind === 'advertise') link.openAdvertise = batch;
     else link.openRevoke = batch;
     link.push(batch);
-    defer(() => this.#ctx.pump(link));
+    if (this.#unsent.size === 0) defer(this.flush);
+    this.#unsent.add(link);
     return batch;
   }
+
+  /**
+   * Pump the links whose notices wait for it: a microtask after the first of a burst, or at once
+   * when a blocking call polls (`Device.poll`), which runs no microtask until it is done.
+   */
+  readonly flush = (): void => {
+    if (this.#unsent.size === 0) return;
+    const links = [...this.#unsent];
+    this.#unsent.clear();
+    for (const link of links) this.#ctx.pump(link);
+  };
 
   /**
    * A message was written into an advertised receive (its FIN_ADVERTISED): it arrives like any
