@@ -162,6 +162,40 @@ describe('bench/mpi-lapi.mjs', () => {
   });
 });
 
+describe('bench/npb-phases.mjs', () => {
+  it('prints a row per collective call of IS across the ranks, in the order the first rank entered them, and a total per collective', async () => {
+    const ran = await bench(['bench/npb-phases.mjs', '--provider', 'lapi', '--kernel', 'is', '-n', '4']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^# NPB IS class S on 4 ranks, provider lapi/m);
+    const rows = [...ran.stdout.matchAll(/^ {2}(\w+) +(\d+)\s+([0-9.]+)\s+([0-9.]+)\s+([0-9.]+)$/gm)].map((m) => ({ name: m[1], call: Number(m[2]), first: Number(m[3]), span: Number(m[4]), spread: Number(m[5]) }));
+    // IS ranks its keys once untimed and then 10 times, each with an allreduce, an alltoall and an alltoallv.
+    for (const name of ['allreduce', 'alltoall', 'alltoallv']) {
+      const calls = rows.filter((r) => r.name === name);
+      expect(calls.map((r) => r.call)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+      for (const r of calls) expect(r.span).toBeGreaterThan(r.spread);
+    }
+    const firsts = rows.map((r) => r.first);
+    expect(firsts).toEqual([...firsts].sort((a, b) => a - b));
+    expect(ran.stdout).toMatch(/^ {2}alltoallv +11\s+[0-9.]+$/m);
+  }, 120_000);
+
+  it('prints only the collectives --only names', async () => {
+    const ran = await bench(['bench/npb-phases.mjs', '--kernel', 'is', '--only', 'alltoallv']);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^ {2}alltoallv +1\s/m);
+    expect(ran.stdout).not.toMatch(/^ {2}allreduce /m);
+  }, 120_000);
+
+  it('answers a bad option with exit 2 and names it, and prints its usage with --help', async () => {
+    await expectRefused(['bench/npb-phases.mjs', '--provider', 'tcp'], "--provider must be a simulated provider (ib, lapi, combuf), got 'tcp'");
+    await expectRefused(['bench/npb-phases.mjs', '--kernel', 'lu'], "--kernel must be one of is, ep, cg, mg, ft, got 'lu'");
+    await expectRefused(['bench/npb-phases.mjs', '--only', 'alltoall,sendrecv'], "--only must list collectives of");
+    const ran = await bench(['bench/npb-phases.mjs', '--help']);
+    expect(ran.code).toBe(0);
+    expect(ran.stdout).toMatch(/^usage: node bench\/npb-phases\.mjs/);
+  });
+});
+
 describe('bench/netpipe.mjs', () => {
   it('prints a NetPIPE row (Mbit/s and usec) per size for raw TCP, DAT, MPI channel at both eager limits and MPI rdma, over tcp between two processes', async () => {
     const ran = await nodeRun(['bench/netpipe.mjs', '--max', '64', '--rounds', '1', '--quick'], { DAPL_PROVIDER: undefined }, 120_000);
