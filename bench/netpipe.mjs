@@ -9,7 +9,12 @@
 // sides of each pair alike. Sizes from 1 MiB get `--big-rounds` pairs (default 9). The thesis's claims
 // (Selvarajan, "Implementation of MPICH on top of MP_Lite", ch. 7, Figs. 7.1-7.6) are checked on this machine and printed beside
 // its figures: MPI over the channel device within 10 % of raw TCP from 1 MiB up; a dip at the 128 kB
-// eager-to-rendezvous switch, gone with a 512 KiB eager limit (both are run).
+// eager-to-rendezvous switch, gone with a 512 KiB eager limit (both are run). Raw TCP is what a careful
+// Node program does (RawEcho): Nagle off, each message read with `onread` straight into one
+// preallocated buffer (no copy, no allocation per read; one connection per direction, since Node
+// reads so only on sockets it connects), sent with one write, and no busy polling: its event loop
+// sleeps between messages, where the tcp provider under the MPI and DAT columns polls for `tcp.pollUs`
+// when the launcher says each process has a CPU (`tcp.busyPoll=auto`).
 //
 //   node bench/netpipe.mjs [--max BYTES] [--rounds N] [--big-rounds N] [--quick] [--json]
 import { connect, createServer } from 'node:net';
@@ -141,7 +146,7 @@ async function rank() {
     for (const key of Object.keys(rows)) rows[key].push({ size: n, us: median(times[key]) });
     for (const key of measured) ratios[key].push({ size: n, ratio: median(pairs[key]) });
   }
-  // Rank 1's echo server returns from its rounds at once: it closes only once rank 0's last echo came back.
+  // Neither rank closes its sockets before the other is done with them.
   await world.barrier();
   raw.close();
   // One key per column: the jobs' results are merged key by key.
@@ -150,88 +155,88 @@ async function rank() {
 }
 
 /**
- * Raw Node sockets: rank 1 listens and echoes each length-prefixed message whole (copied into a
- * buffer first, as a receiver must), rank 0 sends and waits for the echo. The port goes over MPI.
+ * Raw Node sockets, as a careful Node program would write the ping-pong: Nagle off, no busy polling
+ * (the event loop sleeps in epoll between messages), and no copy or allocation per read. Node offers
+ * `onread` (reads into a caller's buffer) only on sockets it connects, so each rank connects to the
+ * other and reads on that connection, writing on the one it accepted: one connection per direction.
+ * A message is a 4-byte length and its payload, read straight into one preallocated buffer where
+ * they belong; a ping-pong never has two messages in flight, so every read may ask for the whole
+ * rest of the buffer (as much as the kernel has) and none passes a message's end. A message is sent
+ * with one write of that buffer. The port numbers go over MPI.
  */
 class RawEcho {
   static async start(world, me) {
-    const echo = new RawEcho();
-    if (me === 1) {
-      const server = createServer({ noDelay: true }, (socket) => echo.#attach(socket, true));
-      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-      echo.server = server;
-      await world.send(new Int32Array([server.address().port]), 0, 9);
-    } else {
+    const echo = new RawEcho(me === 1);
+    const server = createServer({ noDelay: true }, (socket) => {
+      socket.setNoDelay(true);
+      socket.on('error', () => undefined);
+      echo.out = socket;
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    echo.server = server;
+    // Both ranks send first (buffered, small) and then receive: no order to deadlock on.
+    const ports = await Promise.all([world.send(new Int32Array([server.address().port]), 1 - me, 9), (async () => {
       const port = new Int32Array(1);
-      await world.recv(port, 1, 9);
-      await new Promise((resolve) => {
-        const socket = connect({ port: port[0], host: '127.0.0.1', noDelay: true }, resolve);
-        echo.#attach(socket, false);
-      });
-    }
+      await world.recv(port, 1 - me, 9);
+      return port[0];
+    })()]);
+    await new Promise((resolve, reject) => {
+      echo.in = connect({ port: ports[1], host: '127.0.0.1', noDelay: true, onread: echo.#onread }, resolve);
+      echo.in.on('error', reject);
+    });
+    // Each rank's accepted socket exists once the other's connect is done: both are, after a barrier.
+    await world.barrier();
+    while (echo.out === undefined) await new Promise((resolve) => setImmediate(resolve));
     return echo;
   }
 
-  into = new Uint8Array(max);
-  out = new Uint8Array(max + 4);
-  socket = undefined;
+  /** One message as it goes out and comes in: its length, then its payload. */
+  bytes = Buffer.alloc(max + 4);
+  /** The connection this rank reads from (it connected) and the one it writes to (it accepted). */
+  in = undefined;
+  out = undefined;
   server = undefined;
-  #need = -1;
   #have = 0;
-  #header = Buffer.alloc(4);
-  #headerHave = 0;
   #waiter = undefined;
+  #arrived = 0;
+  #consumed = 0;
 
-  #attach(socket, echoing) {
-    this.socket = socket;
-    socket.setNoDelay(true);
-    socket.on('data', (chunk) => this.#push(chunk, echoing));
-    socket.on('error', () => undefined);
+  constructor(echoing) {
+    this.echoing = echoing;
   }
 
-  #push(chunk, echoing) {
-    for (let at = 0; at < chunk.length; ) {
-      if (this.#need < 0) {
-        const k = Math.min(4 - this.#headerHave, chunk.length - at);
-        chunk.copy(this.#header, this.#headerHave, at, at + k);
-        this.#headerHave += k;
-        at += k;
-        if (this.#headerHave < 4) return;
-        this.#need = this.#header.readUInt32LE(0);
-        this.#headerHave = 0;
-        this.#have = 0;
-      }
-      const k = Math.min(this.#need - this.#have, chunk.length - at);
-      this.into.set(chunk.subarray(at, at + k), this.#have);
-      this.#have += k;
-      at += k;
-      if (this.#have === this.#need) {
-        const n = this.#need;
-        this.#need = -1;
-        if (echoing) this.#send(n);
-        else this.#waiter?.();
-      }
-    }
-  }
+  #onread = {
+    buffer: () => this.bytes.subarray(this.#have),
+    callback: (length) => {
+      this.#have += length;
+      if (this.#have < 4 || this.#have < 4 + this.bytes.readUInt32LE(0)) return true;
+      this.#have = 0;
+      if (this.echoing) this.#send(this.bytes.readUInt32LE(0));
+      this.#arrived++;
+      const waiter = this.#waiter;
+      this.#waiter = undefined;
+      waiter?.();
+      return true;
+    },
+  };
 
   #send(n) {
-    const view = new DataView(this.out.buffer);
-    view.setUint32(0, n, true);
-    this.socket.write(Buffer.from(this.out.buffer, 0, n + 4));
+    this.bytes.writeUInt32LE(n, 0);
+    this.out.write(this.bytes.subarray(0, n + 4));
   }
 
-  /** Rank 0 sends; rank 1's echo server answers on its own. */
+  /** Rank 0 sends `reps` messages, each after the echo of the last; rank 1 returns once it echoed as many. */
   async pingPong(n, reps) {
-    if (this.server !== undefined) return;
     for (let i = 0; i < reps; i++) {
-      const echoed = new Promise((resolve) => (this.#waiter = resolve));
-      this.#send(n);
-      await echoed;
+      if (!this.echoing) this.#send(n);
+      while (this.#arrived === this.#consumed) await new Promise((resolve) => (this.#waiter = resolve));
+      this.#consumed++;
     }
   }
 
   close() {
-    this.socket?.destroy();
+    this.in?.destroy();
+    this.out?.destroy();
     this.server?.close();
   }
 }
