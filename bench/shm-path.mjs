@@ -21,6 +21,8 @@ import { MemAccess, workerRank } from '@dapl/core';
 import { benchOptions } from './lib/options.mjs';
 import { median } from './lib/median.mjs';
 
+/** Calls of a timed loop before it is timed: the JIT's steady state (see bench/lib/shm-figures.mjs). */
+const WARM_UP_CALLS = 3;
 /** A round trip slower than this (µs) counts as a stall in `roundTripSpread`. */
 const SLOW_US = 10;
 
@@ -93,7 +95,7 @@ async function measureDapl(size, iters) {
   const clock = () => mpi.wtime();
   const dat = await DatPair.start(mpi, size, 1);
   const time = async (run) => {
-    await run(Math.min(iters, 2000)); // warm-up
+    for (let i = 0; i < WARM_UP_CALLS; i++) await run(Math.min(iters, 10_000));
     const start = clock();
     await run(iters);
     return ((clock() - start) * 1e6) / (2 * iters);
