@@ -2,7 +2,8 @@
 // NetPIPE-style throughput curve (NetPIPE's block sizes, each with its ±3-byte perturbations, 1 B to
 // 8 MiB; throughput in Mbit/s from the one-way time of a ping-pong, NetPIPE's columns) over real tcp
 // between two processes, for raw Node sockets, DAT send/recv on the tcp provider, MPI on the channel
-// device (MPICH's Channel Interface, Selvarajan's MPICH on MP_Lite) and MPI on the rdma device. A job has
+// device (MPICH's Channel Interface, Selvarajan's MPICH on MP_Lite; non-blocking, and blocking as a
+// column of its own) and MPI on the rdma device. A job has
 // one MPI device, so each device is a job of its own; within a job the MPI and raw rounds of a size
 // alternate (and DAT's, in the first job), and each comparison with raw TCP is a median of paired
 // ratios: a round of MPI against the raw round right after it, so drift of a loaded host hits both
@@ -27,8 +28,8 @@ import { benchOptions } from './lib/options.mjs';
 const HELP = `usage: node bench/netpipe.mjs [--max BYTES] [--rounds N] [--big-rounds N] [--quick] [--json]
 
 NetPIPE-style throughput over real tcp between two processes: raw Node sockets, DAT send/recv, MPI
-on the channel device (eager limit 128 KiB and 512 KiB) and on the rdma device, interleaved; each
-column beside raw TCP as the median of paired ratios.
+on the channel device (eager limit 128 KiB and 512 KiB, and in the blocking mode) and on the rdma
+device, interleaved; each column beside raw TCP as the median of paired ratios.
 
   --max BYTES        largest block size (default 8388608)
   --rounds N         ping-pong rounds per size below 1 MiB (default 3)
@@ -59,11 +60,13 @@ const JOBS = [
   { key: 'channel', label: 'MPI channel', env: { DAPL_MPI_DEVICE: 'channel' }, baselines: true },
   { key: 'channel512', label: 'channel 512K', env: { DAPL_MPI_DEVICE: 'channel', DAPL_MPI_CHANNEL_EAGER_LIMIT: String(512 * 1024) } },
   { key: 'rdma', label: 'MPI rdma', env: { DAPL_MPI_DEVICE: 'rdma' } },
+  // The thesis's blocking channel against the non-blocking one: each against its own raw rounds, so a host's drift between the jobs cancels.
+  { key: 'blocking', label: 'channel block', env: { DAPL_MPI_DEVICE: 'channel', DAPL_MPI_CHANNEL_MODE: 'blocking' } },
 ];
-const COLUMNS = ['raw', 'dat', 'channel', 'channel512', 'rdma'];
+const COLUMNS = ['raw', 'dat', 'channel', 'channel512', 'rdma', 'blocking'];
 /** The columns compared with raw TCP by paired ratios. */
-const PAIRED = ['dat', 'channel', 'channel512', 'rdma'];
-const NAMES = { raw: 'raw TCP', dat: 'DAT', channel: 'MPI channel', channel512: 'channel 512K', rdma: 'MPI rdma' };
+const PAIRED = ['dat', 'channel', 'channel512', 'rdma', 'blocking'];
+const NAMES = { raw: 'raw TCP', dat: 'DAT', channel: 'MPI channel', channel512: 'channel 512K', rdma: 'MPI rdma', blocking: 'channel block' };
 
 /** NetPIPE's sizes: blocks growing by about a third (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, ...), each also -3 and +3 bytes. */
 function netpipeSizes(limit) {
@@ -268,7 +271,7 @@ function print(results) {
       const r = span(key);
       return `${NAMES[key]} / raw ${r.min.toFixed(2)} .. ${r.max.toFixed(2)}, median ${r.median.toFixed(2)}`;
     };
-    out(`#     from 1 MiB: ${['channel512', 'rdma', 'dat'].map(line).join('; ')}`);
+    out(`#     from 1 MiB: ${['channel512', 'rdma', 'dat', 'blocking'].map(line).join('; ')}`);
   }
   const dip = (key, limit) => {
     const below = SIZES.filter((n) => n <= limit).at(-1);

@@ -197,14 +197,14 @@ describe('bench/npb-phases.mjs', () => {
 });
 
 describe('bench/netpipe.mjs', () => {
-  it('prints a NetPIPE row (Mbit/s and usec) per size for raw TCP, DAT, MPI channel at both eager limits and MPI rdma, over tcp between two processes', async () => {
+  it('prints a NetPIPE row (Mbit/s and usec) per size for raw TCP, DAT, MPI channel at both eager limits, MPI rdma and the blocking channel, over tcp between two processes', async () => {
     const ran = await nodeRun(['bench/netpipe.mjs', '--max', '64', '--rounds', '1', '--quick'], { DAPL_PROVIDER: undefined }, 120_000);
     expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stdout).toMatch(/^# +bytes +raw TCP Mbps +usec +DAT Mbps +usec +MPI channel Mbps +usec +channel 512K Mbps +usec +MPI rdma Mbps +usec$/m);
+    expect(ran.stdout).toMatch(/^# +bytes +raw TCP Mbps +usec +DAT Mbps +usec +MPI channel Mbps +usec +channel 512K Mbps +usec +MPI rdma Mbps +usec +channel block Mbps +usec$/m);
     // NetPIPE's sizes up to 64 B in --quick: every fourth, from 1.
     const rows = ran.stdout.split('\n').filter((l) => /^ +\d+ /.test(l));
     expect(rows.length).toBeGreaterThan(3);
-    for (const row of rows) expect(row).toMatch(new RegExp(`^ +\\d+${NUMBER.repeat(10)}$`));
+    for (const row of rows) expect(row).toMatch(new RegExp(`^ +\\d+${NUMBER.repeat(12)}$`));
   }, 120_000);
 
   it('--json gives the medians and, per MPI column and DAT, the median of the ratios paired with raw TCP rounds', async () => {
@@ -212,8 +212,8 @@ describe('bench/netpipe.mjs', () => {
     expect(ran.code, ran.stderr).toBe(0);
     const result = JSON.parse(ran.stdout) as Record<string, unknown> & { sizes: number[] };
     expect(result).toMatchObject({ rounds: 1, bigRounds: 9 });
-    for (const key of ['raw', 'dat', 'channel', 'channel512', 'rdma']) expect((result[key] as { size: number }[]).map((r) => r.size)).toEqual(result.sizes);
-    for (const key of ['dat', 'channel', 'channel512', 'rdma']) {
+    for (const key of ['raw', 'dat', 'channel', 'channel512', 'rdma', 'blocking']) expect((result[key] as { size: number }[]).map((r) => r.size)).toEqual(result.sizes);
+    for (const key of ['dat', 'channel', 'channel512', 'rdma', 'blocking']) {
       for (const r of result[`ratio:${key}`] as { ratio: number }[]) expect(r.ratio).toBeGreaterThan(0);
     }
   }, 120_000);

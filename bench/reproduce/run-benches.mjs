@@ -51,19 +51,33 @@ function lastLine(text) {
 }
 
 /**
- * bench/netpipe.mjs's table: a header `#     bytes  <name> Mbps  usec ...`, then a row per size of
- * Mbps and µs per column; each column's Mbps becomes a `throughput` row of series <name>.
+ * bench/netpipe.mjs's tables: a header `#     bytes  <name> Mbps  usec ...`, then a row per size of
+ * Mbps and µs per column; each column's Mbps becomes a `throughput` row of series <name>. Then,
+ * from 1 MiB, the medians of the paired ratios over raw TCP: a header of names 13 characters wide
+ * after `#     bytes`, a row per size; each becomes a `paired-ratio` row of series <name>.
  */
 export function parseNetpipe(text) {
   const lines = text.split('\n');
-  const header = lines.find((l) => /^#\s+bytes\s/.test(l));
-  if (header === undefined) return [];
-  const names = header.replace(/^#\s+bytes\s+/, '').split(/\s+Mbps\s+usec\s*/).map((s) => s.trim()).filter(Boolean);
+  const at = lines.findIndex((l) => /^#\s+bytes\s.*Mbps/.test(l));
+  if (at < 0) return [];
+  const names = lines[at].replace(/^#\s+bytes\s+/, '').split(/\s+Mbps\s+usec\s*/).map((s) => s.trim()).filter(Boolean);
   const rows = [];
-  for (const line of lines) {
-    const cells = line.trim().split(/\s+/);
-    if (line.startsWith('#') || cells.length !== 1 + 2 * names.length || !/^\d+$/.test(cells[0])) continue;
-    names.forEach((series, i) => rows.push({ test: 'throughput', provider: 'tcp', size: Number(cells[0]), series, value: Number(cells[1 + 2 * i]), unit: 'Mbps' }));
+  let i = at + 1;
+  for (; i < lines.length && !lines[i].startsWith('#'); i++) {
+    const cells = lines[i].trim().split(/\s+/);
+    if (cells.length !== 1 + 2 * names.length || !/^\d+$/.test(cells[0])) continue;
+    names.forEach((series, c) => rows.push({ test: 'throughput', provider: 'tcp', size: Number(cells[0]), series, value: Number(cells[1 + 2 * c]), unit: 'Mbps' }));
+  }
+  if (!/^# throughput \/ raw TCP/.test(lines[i] ?? '')) return rows;
+  const header = lines[i + 1] ?? '';
+  const widths = /^#\s+bytes /.exec(header);
+  if (widths === null) return rows;
+  const paired = [];
+  for (let from = widths[0].length; from < header.length; from += 14) paired.push(header.slice(from, from + 13).trim());
+  for (i += 2; i < lines.length && !lines[i].startsWith('#'); i++) {
+    const cells = lines[i].trim().split(/\s+/);
+    if (cells.length !== 1 + paired.length || !/^\d+$/.test(cells[0])) continue;
+    paired.forEach((series, c) => rows.push({ test: 'paired-ratio', provider: 'tcp', size: Number(cells[0]), series, value: Number(cells[1 + c]), unit: 'ratio' }));
   }
   return rows;
 }
