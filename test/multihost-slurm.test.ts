@@ -100,7 +100,9 @@ describe.runIf(run)(`jobs under srun --mpi=pmi2 on namespace nodes${missing === 
     expect(hosts.killHost(`${TAG}2`, 'node')).toBe(2);
     const ended = await job.done;
     expect(ended.code).not.toBe(0);
-    expect(ended.stderr).toMatch(/^srun: error: dsl2: tasks 2-3: Killed$/m);
+    // srun reports the node's tasks together when the kill reaches both; one that saw the other's
+    // connection break first ends with its own error before the signal reaches it (task 3: Exited).
+    expect(ended.stderr).toMatch(/^srun: error: dsl2: (tasks 2-3|task 2|task 3): Killed$/m);
     const survivorsGone = await whenTrue(() => !hosts.pids(`${TAG}1`).some((pid) => commandOf(pid) === 'node'));
     process.stdout.write(`slurm: the step ended ${(ended.endedAtMs - killedAt).toFixed(0)} ms after the ranks on dsl2 were killed (status ${ended.code})\n`);
     expect(survivorsGone - killedAt, 'no rank is left on dsl1 within 2 s').toBeLessThan(2000);
