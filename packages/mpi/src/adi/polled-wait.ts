@@ -19,7 +19,7 @@ export class PolledWait {
   awaited = 0;
 
   constructor(
-    readonly poll: () => boolean,
+    readonly poll: () => void,
     windowUs: number,
   ) {
     this.#windowMs = windowUs / 1000;

@@ -34,10 +34,10 @@ export interface Device {
   drain(): Promise<void>;
   /**
    * Take what the transport has now, synchronously (optional): the device's EVDs dequeued, which on
-   * a provider whose `dequeuePollUs` is above 0 polls the provider itself. True if any event was
-   * handled. A blocking call spins on it before it awaits (see adi/polled-wait.ts).
+   * a provider whose `dequeuePollUs` is above 0 polls the provider itself. A blocking call spins on
+   * it before it awaits (see adi/polled-wait.ts).
    */
-  poll?(): boolean;
+  poll?(): void;
   /** The sends `drain` still waits for, for finalize's report when it gives up (optional: a device without it is reported by count). */
   pendingSends?(): readonly SendRequest[];
   /** Which protocol serves which message sizes, one line each. */

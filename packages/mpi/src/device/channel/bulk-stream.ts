@@ -41,8 +41,6 @@ export class BulkStream {
   #connections: Connections | undefined;
   #cache: RegistrationCache | undefined;
   #evds: { readonly recv: EventDispatcher; readonly request: EventDispatcher } | undefined;
-  /** Events taken (`poll` tells by it whether anything moved). */
-  #taken = 0;
   /** The provider's largest message: a longer payload goes as several sends, met by as many receives. */
   #maxPiece = 0;
   #closed = false;
@@ -189,19 +187,16 @@ export class BulkStream {
     return pieces;
   }
 
-  /** Both EVDs dequeued now (Device.poll); true if any event was taken. */
-  poll(): boolean {
+  /** Both EVDs dequeued now (Device.poll). */
+  poll(): void {
     const evds = this.#evds;
-    if (evds === undefined || evds.recv.freed || evds.request.freed) return false;
-    const taken = this.#taken;
+    if (evds === undefined || evds.recv.freed || evds.request.freed) return;
     this.#onEvents(evds.recv);
     this.#onEvents(evds.request);
-    return this.#taken !== taken;
   }
 
   readonly #onEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      this.#taken++;
       if (event.type === 'dto-completion') this.#onCompletion(event);
     }
   };

@@ -119,9 +119,9 @@ export class ChannelDevice implements PreparedDevice {
     this.#eager(request);
   }
 
-  poll(): boolean {
-    const moved = this.#channel.poll();
-    return (this.#bulk?.poll() ?? false) || moved;
+  poll(): void {
+    this.#channel.poll();
+    this.#bulk?.poll();
   }
 
   drain(): Promise<void> {
@@ -438,15 +438,8 @@ export class ChannelDevice implements PreparedDevice {
 
   discard(message: IncomingMessage): void {
     const arrival = message.deviceState as ChannelArrival;
-    if (this.#isRequestToSend(message)) {
-      // Let the sender finish: a ready-to-receive naming no receive.
-      const packet = this.#out;
-      packet.kind = ControlKind.READY_TO_RECEIVE;
-      packet.senderRequest = arrival.senderRequest;
-      packet.receiverRequest = 0;
-      packet.payload = undefined;
-      return this.#channel.isendControl(packet, arrival.from);
-    }
+    // Let the sender finish: a ready-to-receive naming no receive.
+    if (this.#isRequestToSend(message)) return this.#readyToReceive(message, arrival.from, arrival.senderRequest, 0);
     this.#unhold(message, arrival);
     arrival.drop();
   }

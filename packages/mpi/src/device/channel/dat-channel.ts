@@ -41,8 +41,6 @@ export class DatChannel implements Channel {
   readonly #inPacket = emptyPacket();
   readonly #waitingForBuffers = new Set<PeerStream>();
   #connections: Connections | undefined;
-  /** Events the EVD handlers have taken (`poll` tells by it whether anything moved). */
-  #taken = 0;
   #sendBuffers: PacketBuffer[] = [];
   #cache: RegistrationCache | undefined;
   #handler: ControlHandler | undefined;
@@ -269,19 +267,16 @@ export class DatChannel implements Channel {
     );
   }
 
-  /** Both EVDs dequeued now (Device.poll); true if any event was taken. */
-  poll(): boolean {
+  /** Both EVDs dequeued now (Device.poll). */
+  poll(): void {
     const evds = this.#connections?.evds;
-    if (evds === undefined || evds.recv.freed || evds.request.freed) return false;
-    const taken = this.#taken;
+    if (evds === undefined || evds.recv.freed || evds.request.freed) return;
     this.#onRecvEvents(evds.recv);
     this.#onRequestEvents(evds.request);
-    return this.#taken !== taken;
   }
 
   readonly #onRequestEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      this.#taken++;
       if (event.type === 'dto-completion' && event.op === 'send') this.#onSent(event);
     }
   };
@@ -315,7 +310,6 @@ export class DatChannel implements Channel {
 
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      this.#taken++;
       if (event.type === 'dto-completion' && event.op === 'recv') this.#onFrame(event);
     }
   };

@@ -20,6 +20,7 @@ import { RendezvousProtocol } from './rendezvous-protocol.js';
 import { ReceiverInitiated, misdirected } from './receiver-initiated.js';
 import { rdmaProtocolInfo } from './protocol-info.js';
 import { EagerReceiveBuffers } from './eager-receive-buffers.js';
+import { SendsInFlight } from '../sends-in-flight.js';
 import { failLink } from './link-failure.js';
 
 /** KVS key of a rank's doorbell window. */
@@ -61,12 +62,9 @@ export class RdmaDevice implements Device {
   #rmrs: Rmr[] = [];
   #bellRmr: Rmr | undefined;
   readonly #settings = new RdmaSettings();
-  #inFlight = 0;
-  /** Events the EVD handlers have taken (`poll` tells by it whether anything moved). */
-  #handled = 0;
+  readonly #inFlight = new SendsInFlight();
   /** Options of a doorbell ring, filled per post: nothing to report on success, ours again once sent. */
   readonly #ringOptions = { immediate: 0, suppressCompletion: true, localCompletion: true };
-  #drained: (() => void)[] = [];
   #closed = false;
   readonly #counts: RdmaCounts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0, poolExhausted: 0 };
   readonly #unexpected: UnexpectedData;
@@ -151,8 +149,7 @@ export class RdmaDevice implements Device {
     const link = this.#link(request.peer);
     if (link.failed !== undefined) return request.fail(link.failed);
     const wire = this.#eager.bounce(request) ?? request;
-    this.#inFlight++;
-    wire.onDone(this.#sendDone);
+    this.#inFlight.track(wire);
     // Nothing queued ahead of it on a connected link: it goes (or waits) without a trip through the backlog.
     if (link.backlogSize === 0 && link.ready && link.sendEp!.state === EpState.CONNECTED) {
       if (!this.#sendNow(link, wire)) link.push(wire);
@@ -162,13 +159,8 @@ export class RdmaDevice implements Device {
     this.#pump(link);
   }
 
-  readonly #sendDone = (): void => {
-    if (--this.#inFlight === 0 && this.#drained.length > 0) for (const resolve of this.#drained.splice(0)) resolve();
-  };
-
   drain(): Promise<void> {
-    if (this.#inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drained.push(resolve));
+    return this.#inFlight.drain();
   }
 
   pendingSends(): SendRequest[] {
@@ -277,19 +269,16 @@ export class RdmaDevice implements Device {
 
   // ---- receiving ----------------------------------------------------------------------------
 
-  poll(): boolean {
+  poll(): void {
     const evds = this.#a?.connections.evds;
-    if (evds === undefined || evds.recv.freed || evds.request.freed) return false;
-    const handled = this.#handled;
+    if (evds === undefined || evds.recv.freed || evds.request.freed) return;
     this.#advertised.flush();
     this.#onRecvEvents(evds.recv);
     this.#onRequestEvents(evds.request);
-    return this.#handled !== handled;
   }
 
   readonly #onRecvEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      this.#handled++;
       if (this.#buffers.onQueueEvent(event) || event.type !== 'dto-completion') continue;
       try {
         if (event.op === 'recv-immediate') this.#onImmediate(event);
@@ -398,7 +387,6 @@ export class RdmaDevice implements Device {
 
   readonly #onRequestEvents = (evd: EventDispatcher): void => {
     for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      this.#handled++;
       if (event.type !== 'dto-completion') continue;
       try {
         this.#onRequestDone(event);
@@ -489,7 +477,7 @@ export class RdmaDevice implements Device {
 
   counters(): Readonly<Record<string, number>> {
     const u = this.#unexpected;
-    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#settings.cache?.registrations ?? 0, sendsInFlight: this.#inFlight, poolBuffers: this.#buffers.pool?.buffers ?? 0 };
+    return { ...this.#counts, unexpectedBytes: u.bytes, peakUnexpectedBytes: u.peakBytes, heldMessages: u.held, peakHeldMessages: u.peakHeld, registrations: this.#settings.cache?.registrations ?? 0, sendsInFlight: this.#inFlight.count, poolBuffers: this.#buffers.pool?.buffers ?? 0 };
   }
 
   async close(): Promise<void> {
