@@ -96,7 +96,8 @@ export class ShmProgress implements ChainMember {
    * turning meanwhile, so the chain is not either); what moved counts as activity for the chain.
    */
   pollNow(): boolean {
-    if (this.#closed || this.#polling) return false;
+    // An engine that does not spin (dequeuePollUs 0): dequeue only reads the queue.
+    if (this.#spinMs === 0 || this.#closed || this.#polling) return false;
     const moved = this.#pollAll();
     if (moved) {
       this.#idlePolls = 0;
@@ -176,7 +177,8 @@ export class ShmProgress implements ChainMember {
       return true;
     }
     bell.napFrom(seen, NAP_MS);
-    bell.sleeping = false;
+    // Down while the engine runs; up again if it sleeps (a consumer's nap): its pending wait must still hear a ring.
+    bell.sleeping = !this.#running;
     return this.#pollAll();
   }
 
