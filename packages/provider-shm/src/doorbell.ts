@@ -47,6 +47,10 @@ export class Doorbell {
     return Atomics.load(this.words, SEQ);
   }
 
+  get sleeping(): boolean {
+    return Atomics.load(this.words, SLEEPING) !== 0;
+  }
+
   set sleeping(value: boolean) {
     Atomics.store(this.words, SLEEPING, value ? 1 : 0);
   }

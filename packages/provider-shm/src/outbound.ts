@@ -132,7 +132,7 @@ export class Outbound {
     for (;;) {
       const left = m.payload - m.sent;
       if (m.started && left === 0) return true;
-      const room = ring.room() - FRAME_HEADER_BYTES;
+      const room = ring.room(frameBytes(Math.min(left, this.fragment))) - FRAME_HEADER_BYTES;
       if (room < 0) return false;
       const piece = Math.min(left, this.fragment, room - (room % FRAME_ALIGN));
       if (piece === 0 && left > 0) return false;

@@ -52,7 +52,7 @@ class PollingChain {
       const member = members[i];
       if (member.step(now, members.length === 1)) members[kept++] = member;
     }
-    members.length = kept;
+    if (kept !== members.length) members.length = kept;
     if (kept === 0) {
       this.#scheduled = false;
       return;

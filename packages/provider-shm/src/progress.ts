@@ -58,6 +58,8 @@ export class ShmProgress implements ChainMember {
   #idleSince = -1;
   /** Inside `#pollAll`: a nested poll (a completion's consumer dequeuing) waits for the outer one. */
   #polling = false;
+  /** A consumer polled (`pollNow`) since the chain's last step: that step need not poll too. */
+  #consumerPolled = false;
 
   constructor(spinUs: number, governor?: SpinGovernor) {
     this.#spinMs = spinUs / 1000;
@@ -77,6 +79,9 @@ export class ShmProgress implements ChainMember {
   /** Something was posted or arrived: poll now, and for another `spinUs`. */
   kick(): void {
     this.#posted = true;
+    // Activity, however it came (a post, a frame the chain took): a consumer's idle count starts anew.
+    this.#idlePolls = 0;
+    this.#idleSince = -1;
     if (this.#running || this.#closed) return;
     this.#running = true;
     this.#emptyTurns = 0;
@@ -98,12 +103,12 @@ export class ShmProgress implements ChainMember {
   pollNow(): boolean {
     // An engine that does not spin (dequeuePollUs 0): dequeue only reads the queue.
     if (this.#spinMs === 0 || this.#closed || this.#polling) return false;
+    this.#consumerPolled = true;
     const moved = this.#pollAll();
     if (moved) {
-      this.#idlePolls = 0;
-      this.#idleSince = -1;
       // Polled, so awake: peers need not ring (a wait still pending is woken by the ring after the flag goes up again).
-      this.doorbell.sleeping = false;
+      // Stored only when up: peers load the flag for every frame, and a store would take its cache line from them each time.
+      if (this.doorbell.sleeping) this.doorbell.sleeping = false;
       this.kick();
       return true;
     }
@@ -142,9 +147,15 @@ export class ShmProgress implements ChainMember {
     }
     if (now >= 0 && this.#governor !== undefined) this.#windowMs = this.#governor.allows(now) ? this.#spinMs : 0;
     const windowMs = this.#windowMs;
-    if (this.#pollAll() || this.#posted) {
-      // Activity: a new polling window from the next look at the clock.
+    // A consumer spinning on dequeue polls the rings between our turns (a polled MPI wait polls
+    // them again and again): one more poll here would find nothing, at the cost of a poll per message.
+    const consumerPolled = this.#consumerPolled;
+    this.#consumerPolled = false;
+    if ((!consumerPolled && this.#pollAll()) || this.#posted) {
+      // Activity: a new polling window from the next look at the clock, and a consumer's idle count anew.
       this.#posted = false;
+      this.#idlePolls = 0;
+      this.#idleSince = -1;
       this.#renew = true;
       this.#emptyTurns = 0;
     } else if (windowMs === 0 && ++this.#emptyTurns >= MICROTASK_TURNS) {

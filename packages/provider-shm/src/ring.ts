@@ -4,6 +4,9 @@
  * writer and one reader, so no lock and no compare-and-swap). Positions are byte counters modulo
  * 2^32; the producer publishes `head` with a release store after the frame is written, the
  * consumer publishes `tail` after it has copied the frame out. Each counter has its own cache line.
+ * The consumer polls `head`, not the frame as FastForward's self-signalling slots do: a consumer
+ * that reads a frame's lines while the producer writes them takes each line from the producer
+ * between two of its stores.
  *
  * A frame is a 32-byte header of eight 32-bit words (never split: the capacity is a multiple of 32
  * and frames are 32-aligned) followed by its payload, which may wrap around the end.
@@ -37,6 +40,13 @@ export class SpscRing {
   readonly mask: number;
   /** The producer's own head, or the consumer's own tail (each side writes only its counter). */
   #mine = 0;
+  /**
+   * The producer's last look at the consumer's tail. Room is judged from it and the tail is read
+   * again only when that shows too little (the cached index of Lee et al.'s MCRingBuffer and
+   * FastForward): the tail's cache line, which the consumer writes for every frame, then crosses
+   * between the CPUs only when the ring fills, not once per message.
+   */
+  #tailSeen = 0;
 
   constructor(buffer: SharedArrayBuffer, byteOffset: number, capacity: number) {
     this.control = new Int32Array(buffer, byteOffset, RING_CONTROL_BYTES / 4);
@@ -53,9 +63,12 @@ export class SpscRing {
 
   // ---- producer ------------------------------------------------------------------------
 
-  /** Bytes free for frames. */
-  room(): number {
-    return this.capacity - ((this.#mine - Atomics.load(this.control, TAIL)) >>> 0);
+  /** Bytes free for frames: at least `wanted` if that many are free (fewer may be reported when fewer are wanted). */
+  room(wanted: number): number {
+    const free = this.capacity - ((this.#mine - this.#tailSeen) >>> 0);
+    if (free >= wanted) return free;
+    this.#tailSeen = Atomics.load(this.control, TAIL);
+    return this.capacity - ((this.#mine - this.#tailSeen) >>> 0);
   }
 
   /** Where the next frame goes (a data offset); write its header with `words` at `offset >> 2`. */
@@ -103,7 +116,7 @@ export class SpscRing {
 
   /** The room a producer that asked for it waits for is free. */
   get roomWanted(): boolean {
-    return this.room() >= this.capacity >>> 1;
+    return this.room(this.capacity) >= this.capacity >>> 1;
   }
 
   // ---- consumer ------------------------------------------------------------------------

@@ -89,8 +89,14 @@ export class Comm extends CollectiveCalls {
    * Send `buf` to `dest` (MPI_Send; `options.mode`: another mode); resolves once `buf` may be reused.
    * @throws MpiError ERR_RANK, ERR_TAG, ERR_ARG, ERR_BUFFER, ERR_TYPE, ERR_COUNT for that argument; ERR_COMM once freed.
    */
-  async send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
-    await this.#send(buf, dest, tag, options, true).wait();
+  send(buf: ArrayBufferView, dest: number, tag = 0, options?: SendOptions): Promise<void> {
+    // Not an async function: a send that is done when it returns (eager) costs no promise of its
+    // own and no turns of the microtask queue beyond the caller's await. Bad arguments still reject.
+    try {
+      return this.#send(buf, dest, tag, options, true).waitDone();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Synchronous send (MPI_Ssend): resolves once the matching receive has started. Throws as `send`. */
@@ -164,8 +170,13 @@ export class Comm extends CollectiveCalls {
    * Receive into `buf` from `source` with `tag` (MPI_Recv; ANY_SOURCE, ANY_TAG); resolves to the status.
    * @throws MpiError ERR_RANK, ERR_TAG, ERR_ARG, ERR_BUFFER, ERR_TYPE, ERR_COUNT for that argument; ERR_COMM once freed.
    */
-  async recv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Promise<Status> {
-    return this.irecv(buf, source, tag, options).wait();
+  recv(buf: ArrayBufferView, source = ANY_SOURCE, tag = ANY_TAG, options?: RecvOptions): Promise<Status> {
+    // As `send`: the request's own promise, not one an async function wraps around it.
+    try {
+      return this.irecv(buf, source, tag, options).wait();
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Start a receive (MPI_Irecv); its request resolves to the status. Throws as `recv`. */

@@ -118,6 +118,18 @@ export class Request {
     return this.persistent ? this.#retiring(core, settled) : settled;
   }
 
+  /**
+   * @internal `wait()` for a caller that needs no status (MPI_Send): a request done by the end of
+   * its polled wait resolves through one shared promise, so none is made for it.
+   */
+  waitDone(): Promise<void> {
+    this.requireLive('request');
+    const core = this.#core;
+    if (!core.done) this.#waits?.progressUntil?.(core);
+    if (core.done && core.error === undefined && !this.persistent) return DONE;
+    return this.wait().then(nothing);
+  }
+
   async #retiring(core: RequestCore, settled: Promise<Status>): Promise<Status> {
     try {
       return await settled;
@@ -307,6 +319,9 @@ export class Request {
 
 /** What a `null` entry (MPI_REQUEST_NULL) stands for in waitAll and testAll. */
 const NULL_REQUEST = new Request(INACTIVE);
+/** What `waitDone` returns for a request that is done: settled once, shared by every such wait. */
+const DONE: Promise<void> = Promise.resolve();
+const nothing = (): void => undefined;
 const orNull = (r: Request | null): Request => r ?? NULL_REQUEST;
 
 /** What a deadlock report says a rank waits for. */

@@ -1,4 +1,5 @@
-import { DtoStatus, RegistrationCache, startConnections, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Lmr, type PinnedRegistration, type ProtectionZone, type Runtime } from '@dapl/core';
+import { DtoStatus, RegistrationCache, startConnections, type Connections, type DtoCompletionEvent, type DatEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type Lmr, type PinnedRegistration, type ProtectionZone, type Runtime } from '@dapl/core';
+import { drainWith, pollEvds } from '../poll-evds.js';
 import type { Logger } from 'pino';
 
 /** The KVS key prefix the bulk connections publish their listen addresses under (the job's own use `dapl-ep`). */
@@ -65,8 +66,8 @@ export class BulkStream {
     this.#maxPiece = a.ia.query().limits.maxMessageSize;
     this.#cache = new RegistrationCache(a.pz, this.registrationCache);
     this.#connections = await startConnections(a.ia, a.runtime, { pz: a.pz, evds, keyPrefix: BULK_KEY_PREFIX, logger: a.logger });
-    evds.recv.setNotify(this.#onEvents);
-    evds.request.setNotify(this.#onEvents);
+    evds.recv.setNotify(drainWith(this.#onEvent));
+    evds.request.setNotify(drainWith(this.#onEvent));
   }
 
   /**
@@ -190,15 +191,12 @@ export class BulkStream {
   /** Both EVDs dequeued now (Device.poll). */
   poll(): void {
     const evds = this.#evds;
-    if (evds === undefined || evds.recv.freed || evds.request.freed) return;
-    this.#onEvents(evds.recv);
-    this.#onEvents(evds.request);
+    if (evds === undefined) return;
+    pollEvds(evds.recv, evds.request, this.#onEvent, this.#onEvent);
   }
 
-  readonly #onEvents = (evd: EventDispatcher): void => {
-    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (event.type === 'dto-completion') this.#onCompletion(event);
-    }
+  readonly #onEvent = (event: DatEvent): void => {
+    if (event.type === 'dto-completion') this.#onCompletion(event);
   };
 
   #onCompletion(event: DtoCompletionEvent): void {

@@ -1,4 +1,5 @@
-import { DtoStatus, EpState, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher } from '@dapl/core';
+import { DtoStatus, EpState, RegistrationCache, type Clock, type Connections, type DtoCompletionEvent, type DatEvent, type Endpoint } from '@dapl/core';
+import { drainWith, pollEvds } from '../poll-evds.js';
 import type { Channel, ControlHandler, ControlPacket, DataSink, KeptPacket } from './channel.js';
 import { ControlKind, emptyPacket } from './channel.js';
 import { FRAME_BYTES, FrameKind, frameCredits, frameKind, readPacket, writeFrame } from './frame.js';
@@ -73,8 +74,8 @@ export class DatChannel implements Channel {
     this.#connections = connections;
     this.#cache = new RegistrationCache(connections.pz, this.#options.registrationCache);
     this.#sendBuffers = makePacketBuffers(connections.pz, this.#options.sendBuffers, FRAME_BYTES + this.#options.shortLimit);
-    connections.evds.recv.setNotify(this.#onRecvEvents);
-    connections.evds.request.setNotify(this.#onRequestEvents);
+    connections.evds.recv.setNotify(drainWith(this.#onRecvEvent));
+    connections.evds.request.setNotify(drainWith(this.#onRequestEvent));
   }
 
   // ---- the five functions and their forms ------------------------------------------------------
@@ -270,15 +271,12 @@ export class DatChannel implements Channel {
   /** Both EVDs dequeued now (Device.poll). */
   poll(): void {
     const evds = this.#connections?.evds;
-    if (evds === undefined || evds.recv.freed || evds.request.freed) return;
-    this.#onRecvEvents(evds.recv);
-    this.#onRequestEvents(evds.request);
+    if (evds === undefined) return;
+    pollEvds(evds.recv, evds.request, this.#onRecvEvent, this.#onRequestEvent);
   }
 
-  readonly #onRequestEvents = (evd: EventDispatcher): void => {
-    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (event.type === 'dto-completion' && event.op === 'send') this.#onSent(event);
-    }
+  readonly #onRequestEvent = (event: DatEvent): void => {
+    if (event.type === 'dto-completion' && event.op === 'send') this.#onSent(event);
   };
 
   #onSent(event: DtoCompletionEvent): void {
@@ -308,10 +306,8 @@ export class DatChannel implements Channel {
 
   // ---- receiving -----------------------------------------------------------------------------
 
-  readonly #onRecvEvents = (evd: EventDispatcher): void => {
-    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (event.type === 'dto-completion' && event.op === 'recv') this.#onFrame(event);
-    }
+  readonly #onRecvEvent = (event: DatEvent): void => {
+    if (event.type === 'dto-completion' && event.op === 'recv') this.#onFrame(event);
   };
 
   #onFrame(event: DtoCompletionEvent): void {

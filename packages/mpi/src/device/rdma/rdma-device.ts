@@ -1,4 +1,4 @@
-import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DtoCompletionEvent, type Endpoint, type EventDispatcher, type InterfaceAdapter, type ProtectionZone, type Rmr, type Runtime, type SharedReceiveQueue } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DatEvent, type DtoCompletionEvent, type Endpoint, type InterfaceAdapter, type ProtectionZone, type Rmr, type Runtime, type SharedReceiveQueue } from '@dapl/core';
 import type { Logger } from 'pino';
 import { ErrorClass, MpiError } from '../../api/errors.js';
 import type { MpiParameters } from '../../api/mpi-parameters.js';
@@ -22,6 +22,7 @@ import { rdmaProtocolInfo } from './protocol-info.js';
 import { EagerReceiveBuffers } from './eager-receive-buffers.js';
 import { SendsInFlight } from '../sends-in-flight.js';
 import { failLink } from './link-failure.js';
+import { drainWith, pollEvds } from '../poll-evds.js';
 
 /** KVS key of a rank's doorbell window. */
 const BELL_KEY = 'mpi-bell';
@@ -39,8 +40,8 @@ export interface RdmaDeviceAttachment {
  * rendezvous (`receiver-initiated.ts`) — over what they share, kept here: each peer's link, the
  * send buffers and credits (the receive buffers, per peer or one shared pool, and the credits their
  * reposts give back are `eager-receive-buffers.ts`), the
- * doorbells, and the dispatch of every completion. Progress is the EVDs' push notification: a
- * message is matched when it arrives.
+ * doorbells, and the dispatch of every completion. Progress is the EVDs' push notification, or a
+ * polled wait's `poll()`: a message is matched when it arrives.
  */
 export class RdmaDevice implements Device {
   readonly name = 'rdma';
@@ -139,8 +140,8 @@ export class RdmaDevice implements Device {
     this.#bellRmr = connections.pz.createRmr();
     const t = this.#bellRmr.bind(bell, 0, 8, MemAccess.REMOTE_WRITE);
     await this.#bells.publish(runtime, t);
-    connections.evds.recv.setNotify(this.#onRecvEvents);
-    connections.evds.request.setNotify(this.#onRequestEvents);
+    connections.evds.recv.setNotify(drainWith(this.#onRecvEvent));
+    connections.evds.request.setNotify(drainWith(this.#onRequestEvent));
   }
 
   // ---- sending ------------------------------------------------------------------------------
@@ -271,21 +272,18 @@ export class RdmaDevice implements Device {
 
   poll(): void {
     const evds = this.#a?.connections.evds;
-    if (evds === undefined || evds.recv.freed || evds.request.freed) return;
+    if (evds === undefined) return;
     this.#advertised.flush();
-    this.#onRecvEvents(evds.recv);
-    this.#onRequestEvents(evds.request);
+    pollEvds(evds.recv, evds.request, this.#onRecvEvent, this.#onRequestEvent);
   }
 
-  readonly #onRecvEvents = (evd: EventDispatcher): void => {
-    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (this.#buffers.onQueueEvent(event) || event.type !== 'dto-completion') continue;
-      try {
-        if (event.op === 'recv-immediate') this.#onImmediate(event);
-        else if (event.op === 'recv') this.#onSlotFilled(event);
-      } catch (error) {
-        this.#failedInProgress(event, error);
-      }
+  readonly #onRecvEvent = (event: DatEvent): void => {
+    if (this.#buffers.onQueueEvent(event) || event.type !== 'dto-completion') return;
+    try {
+      if (event.op === 'recv-immediate') this.#onImmediate(event);
+      else if (event.op === 'recv') this.#onSlotFilled(event);
+    } catch (error) {
+      this.#failedInProgress(event, error);
     }
   };
 
@@ -385,14 +383,12 @@ export class RdmaDevice implements Device {
     this.#rendezvous.receive(message, arrival, request);
   }
 
-  readonly #onRequestEvents = (evd: EventDispatcher): void => {
-    for (let event = evd.dequeue(); event !== undefined; event = evd.dequeue()) {
-      if (event.type !== 'dto-completion') continue;
-      try {
-        this.#onRequestDone(event);
-      } catch (error) {
-        this.#failedInProgress(event, error);
-      }
+  readonly #onRequestEvent = (event: DatEvent): void => {
+    if (event.type !== 'dto-completion') return;
+    try {
+      this.#onRequestDone(event);
+    } catch (error) {
+      this.#failedInProgress(event, error);
     }
   };
 
