@@ -19,8 +19,12 @@ const MICROTASK_TURNS = 4;
  * host with fewer free CPUs than polling ranks, as MPICH nemesis yields every 1,000 polls) and
  * returns as soon as a peer rings. A peer that answers within it is seen by pure polling. Only an
  * engine alone in its thread's polling chain naps: a nap would stop the others' polls too.
+ * Longer than a napping thread takes to wake when rung (30-100 µs on this host): else a stall of
+ * one rank (a collection) starts naps that feed each other, each rank waiting out the other's
+ * wake-up and napping in turn (at 20 µs, a quarter of an 8 B ping-pong's time went to 50-100 µs
+ * round trips so made).
  */
-const NAP_AFTER_MS = 0.02;
+const NAP_AFTER_MS = 0.2;
 const NAP_MS = 0.05;
 
 /**
