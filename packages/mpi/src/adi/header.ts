@@ -66,7 +66,11 @@ export function writeHeader(view: DataView, h: Header): void {
   view.setUint32(28, h.targetOffset, true);
   // Written for every kind (0 where there is none): send buffers are shared by all peers, and one
   // that last carried an RTS must not hand its RMR context to whoever the buffer goes to next.
-  view.setBigUint64(32, h.rmrContext, true);
+  if (h.rmrContext === 0n) {
+    // No BigInt conversion for the common case (every message but rendezvous requests).
+    view.setUint32(32, 0, true);
+    view.setUint32(36, 0, true);
+  } else view.setBigUint64(32, h.rmrContext, true);
 }
 
 /** Only rendezvous requests carry an RMR context: the others skip the BigInt (an allocation) on decode. */

@@ -29,7 +29,11 @@ const MODES: Readonly<Record<string, SendMode>> = {
 };
 
 /** A send's options checked (`call` names the call in errors), with its mode resolved. */
+/** What a send without options resolves to (every plain MPI_Send): no object made per call. */
+const STANDARD_SEND: { readonly options: Partial<SendOptions>; readonly mode: SendMode } = Object.freeze({ options: Object.freeze({}), mode: SendMode.STANDARD });
+
 export function requireSendOptions(options: unknown, call: string): { readonly options: Partial<SendOptions>; readonly mode: SendMode } {
+  if (options === undefined) return STANDARD_SEND;
   const o = requireOptions<SendOptions>(options, 'options', SEND_OPTION_KEYS, call);
   const mode = MODES[o.mode ?? 'standard'];
   if (mode === undefined) {
