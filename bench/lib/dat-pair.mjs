@@ -78,24 +78,17 @@ export class DatPair {
     return [{ lmr: this.lmr, offset: 0, length: n }];
   }
 
-  /** The next event on `evd`, which must be a successful DTO completion. */
+  /** The next event on `evd`, which must be a successful DTO completion: polled for, else awaited. */
   async #completion(evd) {
-    return checked(this.#polled(evd) ?? (await evd.wait({ timeoutMs: 60_000 })));
+    return checked(this.#polled(evd) ?? (await this.#waited(evd)));
   }
 
-  /**
-   * The next completion on the receive EVD (a receive, re-posted, or an immediate). One found by
-   * polling is taken with no promise at all, as a uDAPL program's dat_evd_dequeue loop takes it:
-   * the figure is DAT's cost, not that of the awaits a JavaScript caller may wrap around it.
-   */
-  #received() {
-    const event = this.#polled(this.connections.evds.recv);
-    if (event === undefined) return this.#receivedLater();
-    this.#repost(checked(event));
-    return undefined;
+  #waited(evd) {
+    return evd.wait({ timeoutMs: 60_000 });
   }
 
-  async #receivedLater() {
+  /** The next completion on the receive EVD (a receive, re-posted, or an immediate). */
+  async #received() {
     this.#repost(await this.#completion(this.connections.evds.recv));
   }
 
@@ -156,11 +149,11 @@ export class DatPair {
     // taken with no await, as in a uDAPL program's dat_evd_dequeue loop.
     let taken;
     for (let i = 0; i < iters; i++) {
-      if (this.rank === 1) taken = checked(this.#polled(evd) ?? (await this.#completion(evd)));
+      if (this.rank === 1) taken = checked(this.#polled(evd) ?? (await this.#waited(evd)));
       this.ep.postSend(iov, i, quiet);
       if (taken !== undefined) this.#repost(taken);
       taken = undefined;
-      if (this.rank === 0) taken = checked(this.#polled(evd) ?? (await this.#completion(evd)));
+      if (this.rank === 0) taken = checked(this.#polled(evd) ?? (await this.#waited(evd)));
     }
     if (taken !== undefined) this.#repost(taken);
   }

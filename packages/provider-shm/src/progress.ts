@@ -83,9 +83,7 @@ export class ShmProgress implements ChainMember {
   /** Something was posted or arrived: poll now, and for another `spinUs`. */
   kick(): void {
     this.#posted = true;
-    // Activity, however it came (a post, a frame the chain took): a consumer's idle count starts anew.
-    this.#idlePolls = 0;
-    this.#idleSince = -1;
+    this.#restartIdle();
     if (this.#running || this.#closed) return;
     this.#running = true;
     this.#emptyTurns = 0;
@@ -124,11 +122,16 @@ export class ShmProgress implements ChainMember {
     if (this.#idleSince < 0) this.#idleSince = now;
     const paused = this.#governor !== undefined && !this.#governor.allows(now);
     if ((paused || now - this.#idleSince >= NAP_AFTER_MS) && this.#nap()) {
-      this.#idleSince = -1;
       this.kick();
       return true;
     }
     return false;
+  }
+
+  /** Activity, however it came (a post, a frame the chain took): a consumer's idle count starts anew. */
+  #restartIdle(): void {
+    this.#idlePolls = 0;
+    this.#idleSince = -1;
   }
 
   /** Every endpoint polled once; true if any moved. */
@@ -158,8 +161,7 @@ export class ShmProgress implements ChainMember {
     if ((!consumerPolled && this.#pollAll()) || this.#posted) {
       // Activity: a new polling window from the next look at the clock, and a consumer's idle count anew.
       this.#posted = false;
-      this.#idlePolls = 0;
-      this.#idleSince = -1;
+      this.#restartIdle();
       this.#renew = true;
       this.#emptyTurns = 0;
     } else if (windowMs === 0 && ++this.#emptyTurns >= MICROTASK_TURNS) {

@@ -28,11 +28,17 @@ const MODES: Readonly<Record<string, SendMode>> = {
   buffered: SendMode.BUFFERED,
 };
 
-/** A send's options checked (`call` names the call in errors), with its mode resolved. */
-/** What a send without options resolves to (every plain MPI_Send): no object made per call. */
-const STANDARD_SEND: { readonly options: Partial<SendOptions>; readonly mode: SendMode } = Object.freeze({ options: Object.freeze({}), mode: SendMode.STANDARD });
+/** A send's options, checked, with its mode resolved. */
+export interface CheckedSendOptions {
+  readonly options: Partial<SendOptions>;
+  readonly mode: SendMode;
+}
 
-export function requireSendOptions(options: unknown, call: string): { readonly options: Partial<SendOptions>; readonly mode: SendMode } {
+/** What a send without options resolves to (every plain MPI_Send): no object made per call. */
+const STANDARD_SEND: CheckedSendOptions = Object.freeze({ options: requireOptions<SendOptions>(undefined, 'options', SEND_OPTION_KEYS, 'send'), mode: SendMode.STANDARD });
+
+/** A send's options checked (`call` names the call in errors), with its mode resolved. */
+export function requireSendOptions(options: unknown, call: string): CheckedSendOptions {
   if (options === undefined) return STANDARD_SEND;
   const o = requireOptions<SendOptions>(options, 'options', SEND_OPTION_KEYS, call);
   const mode = MODES[o.mode ?? 'standard'];

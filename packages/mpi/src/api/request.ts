@@ -110,9 +110,7 @@ export class Request {
 
   /** The status once complete. A persistent request is inactive afterwards (its next wait gives the empty status). */
   wait(): Promise<Status> {
-    this.requireLive('request');
-    const core = this.#core;
-    if (!core.done) this.#waits?.progressUntil?.(core);
+    const core = this.#progressed();
     const outcome = core.wait();
     const settled = core.done ? outcome : this.#declared(outcome);
     return this.persistent ? this.#retiring(core, settled) : settled;
@@ -123,11 +121,17 @@ export class Request {
    * its polled wait resolves through one shared promise, so none is made for it.
    */
   waitDone(): Promise<void> {
+    const core = this.#progressed();
+    if (core.done && core.error === undefined && !this.persistent) return DONE;
+    return this.wait().then(nothing);
+  }
+
+  /** The live request's core, after the transport was polled for it where that is offered (`WaitDeclarer.progressUntil`). */
+  #progressed(): RequestCore {
     this.requireLive('request');
     const core = this.#core;
     if (!core.done) this.#waits?.progressUntil?.(core);
-    if (core.done && core.error === undefined && !this.persistent) return DONE;
-    return this.wait().then(nothing);
+    return core;
   }
 
   async #retiring(core: RequestCore, settled: Promise<Status>): Promise<Status> {
