@@ -9,11 +9,12 @@ export interface DatExtensions {
   'active-messages': ActiveMessages;
   'hw-collectives': HwCollectives;
   atomics: RemoteAtomics;
+  'peer-memory': PeerMemory;
 }
 /** The name of an optional provider extension, as `ia.extension(name)` takes it. */
 export type ExtensionName = keyof DatExtensions;
 /** Every extension name core knows. */
-export const EXTENSION_NAMES: readonly ExtensionName[] = ['active-messages', 'hw-collectives', 'atomics'];
+export const EXTENSION_NAMES: readonly ExtensionName[] = ['active-messages', 'hw-collectives', 'atomics', 'peer-memory'];
 
 /** A LAPI-style counter: incremented by the provider, waited on by the consumer. */
 export interface AmCounter {
@@ -109,4 +110,40 @@ export interface RemoteAtomics {
   fetchAndAdd(ep: Endpoint, remote: RmrTriplet, add: bigint): Promise<bigint>;
   /** Store `swap` in the word `remote` if it equals `compare`; resolves to its previous value. */
   compareAndSwap(ep: Endpoint, remote: RmrTriplet, compare: bigint, swap: bigint): Promise<bigint>;
+}
+
+/** The two regions of one connection's peer memory (see `PeerMemory`). */
+export interface PeerRegions {
+  /** What this side writes and the peer reads (its `inbound`). */
+  readonly outbound: Uint8Array;
+  /** What the peer writes and this side reads (its `outbound`). */
+  readonly inbound: Uint8Array;
+}
+
+/**
+ * Memory both ends of a connection reach by load and store, where the ranks share memory (uDAPL's
+ * DAT_MEM_TYPE_SHARED_VIRTUAL, given per connection): a consumer lays out its own queues in it, as
+ * MPICH nemesis lays its fastboxes in a shared segment, and the provider's progress polls them with
+ * its own. Both regions are SharedArrayBuffer views, zeroed when the connection is made; ordering
+ * between the two sides is the consumer's (Atomics on the words it polls).
+ */
+export interface PeerMemory {
+  /** Bytes of each region. */
+  readonly bytes: number;
+  /**
+   * The regions of `ep`'s connection, once the provider has joined the two sides (undefined before
+   * that, and for an endpoint that has none); they stay valid while the endpoint lives.
+   * @throws DatError INVALID_HANDLE for an endpoint that is not of this IA.
+   */
+  regions(ep: Endpoint): PeerRegions | undefined;
+  /** The peer of `ep` should look at its inbound region: wakes its progress if that sleeps (otherwise it costs one load). */
+  notify(ep: Endpoint): void;
+  /**
+   * Call `poll` each time this IA's progress polls its connections, in its polling window and when
+   * a `notify` wakes it; true from `poll` counts as activity (the window starts again). It runs
+   * inside the provider's poll: it may read and write peer memory, and defers anything else
+   * (posts, completions). Returns the function that removes it.
+   * @throws DatError INVALID_PARAMETER when `poll` is not a function.
+   */
+  addPoller(poll: () => boolean): () => void;
 }
