@@ -6,7 +6,8 @@ export const SHM_DTO_CAPABILITIES: readonly DtoCapability[] = ['rdma-write', 'rd
 /** Ranks are worker threads of one process: they share memory (DESIGN §4). */
 export const SHM_CAPABILITIES: ProviderCapabilities = {
   dto: SHM_DTO_CAPABILITIES,
-  extensions: [],
+  /** Offered by an IA whose `peerMemoryBytes` is above 0 (the default). */
+  extensions: ['peer-memory'],
   inProcess: false,
   workerThreads: true,
 };

@@ -1,3 +1,4 @@
+import type { PeerRegions } from '@dapl/core';
 import { SpscRing } from './ring.js';
 
 /** Int32 indices of the two sides' closed flags, a cache line apart. */
@@ -49,4 +50,21 @@ export class ConnectionMemory {
   get peerClosed(): boolean {
     return Atomics.load(this.state, CLOSED[1 - this.side]) !== 0;
   }
+}
+
+/**
+ * A connection's peer memory (the 'peer-memory' extension): the client's outbound region, then the
+ * server's, `bytes` each. The client allocates it beside the rings and hands it over in its request;
+ * none when `bytes` is 0.
+ */
+export function allocatePeerMemory(bytes: number): SharedArrayBuffer | undefined {
+  return bytes === 0 ? undefined : new SharedArrayBuffer(2 * bytes);
+}
+
+/** One side's views of a buffer `allocatePeerMemory` made: its outbound half and the peer's. */
+export function peerRegions(buffer: SharedArrayBuffer, side: Side): PeerRegions {
+  const bytes = buffer.byteLength / 2;
+  const toServer = new Uint8Array(buffer, 0, bytes);
+  const toClient = new Uint8Array(buffer, bytes, bytes);
+  return Object.freeze(side === Side.CLIENT ? { outbound: toServer, inbound: toClient } : { outbound: toClient, inbound: toServer });
 }

@@ -11,6 +11,8 @@ export interface RequestMessage {
   readonly connQual: number;
   readonly privateData: Uint8Array;
   readonly memory: SharedArrayBuffer;
+  /** Both regions of the connection's peer memory; none when the client's IA offers none. */
+  readonly peerMemory: SharedArrayBuffer | undefined;
   readonly doorbell: SharedArrayBuffer;
   /** The client's window directory, and the zone of its endpoint. */
   readonly directory: SharedArrayBuffer;

@@ -1,6 +1,6 @@
-import { DtoStatus, EpState, MemAccess } from '@dapl/core';
+import { DtoStatus, EpState, MemAccess, type PeerRegions } from '@dapl/core';
 import { defer, EndpointBase, gatherInto, IovWriter, type DtoRequest, type PostedRecv } from '@dapl/core/provider-kit';
-import { ConnectionMemory, Side } from './connection-memory.js';
+import { ConnectionMemory, peerRegions, Side } from './connection-memory.js';
 import { threadOf } from './control.js';
 import { Doorbell } from './doorbell.js';
 import { Kind, KIND_BITS, KIND_MASK, reasonOf, Refusal, refusalOf, W_ARG, W_CONTEXT_HI, W_CONTEXT_LO, W_KIND, W_LENGTH, W_OFFSET_HI, W_OFFSET_LO, W_TOTAL } from './frames.js';
@@ -40,6 +40,8 @@ const DIRECT_KIND_OF: Record<DtoRequest['op'], Kind> = { send: Kind.SEND, 'rdma-
 export class ShmEndpoint extends EndpointBase implements Pollable {
   declare readonly ia: ShmIa;
   #memory: ConnectionMemory | undefined;
+  /** This side's views of the connection's peer memory; kept after the connection ends, until free or the next connect. */
+  #regions: PeerRegions | undefined;
   #out: Outbound | undefined;
   #peerBell: Doorbell | undefined;
   #peerAddress = '';
@@ -72,6 +74,7 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   // ---- connection set-up (the IA's control messages) ----------------------------------------
 
   protected startConnect(address: string, connQual: number, privateData: Uint8Array): void {
+    this.#regions = undefined;
     this.#connectId = this.ia.requestConnection(this, address, connQual, privateData);
     this.#peerAddress = address;
   }
@@ -82,10 +85,10 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   }
 
   /** The server accepted: attach to the memory this side offered. */
-  accepted(memory: SharedArrayBuffer, peerDoorbell: SharedArrayBuffer, privateData: Uint8Array, directory: SharedArrayBuffer, zone: number): boolean {
+  accepted(memory: SharedArrayBuffer, peerMemory: SharedArrayBuffer | undefined, peerDoorbell: SharedArrayBuffer, privateData: Uint8Array, directory: SharedArrayBuffer, zone: number): boolean {
     if (this.state !== EpState.ACTIVE_CONNECTION_PENDING) return false;
     this.#connectId = 0;
-    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.CLIENT), peerDoorbell, this.#peerAddress, directory, zone);
+    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.CLIENT), peerMemory, peerDoorbell, this.#peerAddress, directory, zone);
     this.established(this.#peerAddress, privateData);
     this.#startPolling();
     return true;
@@ -101,10 +104,13 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
     this.connectFailed('connection-peer-rejected', 'the peer rejected the connection request', privateData);
   }
 
-  /** Server side of `accept`: the memory comes with the request; established once the client confirms. */
-  acceptOn(memory: SharedArrayBuffer, peerDoorbell: SharedArrayBuffer, peerAddress: string, id: number, directory: SharedArrayBuffer, zone: number): void {
+  /**
+   * Server side of `accept`: the memory comes with the request, peer memory of the size the client
+   * chose (both sides agree whatever this IA's `peerMemoryBytes`); established once the client confirms.
+   */
+  acceptOn(memory: SharedArrayBuffer, peerMemory: SharedArrayBuffer | undefined, peerDoorbell: SharedArrayBuffer, peerAddress: string, id: number, directory: SharedArrayBuffer, zone: number): void {
     this.#connectId = id;
-    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.SERVER), peerDoorbell, peerAddress, directory, zone);
+    this.#attach(new ConnectionMemory(memory, ConnectionMemory.capacityOf(memory), Side.SERVER), peerMemory, peerDoorbell, peerAddress, directory, zone);
   }
 
   /** The client confirmed; false if this endpoint went away meanwhile (the client then sees it closed). */
@@ -127,6 +133,18 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
 
   get connectId(): number {
     return this.#connectId;
+  }
+
+  // ---- peer memory (the 'peer-memory' extension) ----------------------------------------------
+
+  /** This side's regions of the connection's peer memory, once attached (none if the client offered none). */
+  get peerRegions(): PeerRegions | undefined {
+    return this.#regions;
+  }
+
+  /** The peer should look at its inbound region: its doorbell rings if it sleeps. Nothing once the connection is gone. */
+  notifyPeer(): void {
+    if (this.#memory !== undefined) this.#peerBell!.ring();
   }
 
   /** The peer is the IA at `address`, or lives in thread `thread`. */
@@ -162,6 +180,7 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
   protected teardown(): void {
     if (this.#connectId !== 0 && this.state === EpState.ACTIVE_CONNECTION_PENDING) this.ia.forgetRequest(this.#connectId);
     this.#close();
+    this.#regions = undefined;
   }
 
   protected submit(request: DtoRequest): void {
@@ -401,10 +420,12 @@ export class ShmEndpoint extends EndpointBase implements Pollable {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  #attach(memory: ConnectionMemory, peerDoorbell: SharedArrayBuffer, peerAddress: string, directory: SharedArrayBuffer, zone: number): void {
+  #attach(memory: ConnectionMemory, peerMemory: SharedArrayBuffer | undefined, peerDoorbell: SharedArrayBuffer, peerAddress: string, directory: SharedArrayBuffer, zone: number): void {
     this.#peerDirectory = new Int32Array(directory);
     this.#peerZone = zone;
     this.#memory = memory;
+    // Made once per connection: `regions(ep)` hands out the same views on every call.
+    this.#regions = peerMemory === undefined ? undefined : peerRegions(peerMemory, memory.side);
     this.#out = new Outbound(memory.out, this.ia.fragmentBytes);
     this.#peerBell = new Doorbell(peerDoorbell);
     this.#peerAddress = peerAddress;

@@ -1,8 +1,9 @@
 import { DatError, DatStatus, type EndpointAttributes, type ProtectionZone } from '@dapl/core';
 import { IaBase, ListenerTable, type EvdQueue, type IaBaseInit, type KitEvds, type KitPz, type PspBase } from '@dapl/core/provider-kit';
-import { ConnectionMemory } from './connection-memory.js';
+import { allocatePeerMemory, ConnectionMemory } from './connection-memory.js';
 import { ShmControl, type ControlMessage } from './control.js';
 import { ShmEndpoint } from './ep.js';
+import { ShmPeerMemory } from './peer-memory.js';
 import { ShmProgress } from './progress.js';
 import type { SpinGovernor } from './spin-governor.js';
 import { ShmConnectionRequest } from './psp.js';
@@ -17,6 +18,7 @@ interface PendingRequest {
   readonly ep: ShmEndpoint | undefined;
   readonly to: string;
   readonly memory: SharedArrayBuffer;
+  readonly peerMemory: SharedArrayBuffer | undefined;
 }
 
 export interface ShmIaSettings {
@@ -26,6 +28,8 @@ export interface ShmIaSettings {
   readonly governor?: SpinGovernor;
   readonly ringCapacity: number;
   readonly fragmentBytes: number;
+  /** Bytes of each peer-memory region of a connection this IA requests; 0: none, and no 'peer-memory' extension. */
+  readonly peerRegionBytes: number;
 }
 
 /**
@@ -47,6 +51,7 @@ export class ShmIa extends IaBase {
   readonly control: ShmControl;
   readonly fragmentBytes: number;
   readonly #ringCapacity: number;
+  readonly #peerRegionBytes: number;
   readonly #listeners = new ListenerTable<ShmIa>();
   /** Our clients' requests awaiting an answer, by id. */
   readonly #requests = new Map<number, PendingRequest>();
@@ -56,9 +61,14 @@ export class ShmIa extends IaBase {
   #nextAnyConnQual = FIRST_ANY_CONN_QUAL;
 
   constructor(init: IaBaseInit, settings: ShmIaSettings) {
-    super(init);
-    this.progress = new ShmProgress(settings.spinUs, settings.governor);
+    // The extension goes to IaBase, so it is made before this IA, with the engine it adds pollers to.
+    const progress = new ShmProgress(settings.spinUs, settings.governor);
+    const bytes = settings.peerRegionBytes;
+    const peerMemory = bytes > 0 ? new ShmPeerMemory(bytes, init.address, progress, init.logger) : undefined;
+    super(peerMemory === undefined ? init : { ...init, extensions: { ...init.extensions, 'peer-memory': peerMemory } });
+    this.progress = progress;
     this.#ringCapacity = settings.ringCapacity;
+    this.#peerRegionBytes = bytes;
     this.fragmentBytes = settings.fragmentBytes;
     this.control = new ShmControl(settings.jobKey, init.address, {
       onMessage: (message) => this.#onMessage(message),
@@ -94,13 +104,14 @@ export class ShmIa extends IaBase {
 
   // ---- connection set-up --------------------------------------------------------------------
 
-  /** Send `ep`'s connection request with fresh connection memory; returns the request's id. */
+  /** Send `ep`'s connection request with fresh connection memory and peer memory; returns the request's id. */
   requestConnection(ep: ShmEndpoint, address: string, connQual: number, privateData: Uint8Array): number {
     const id = this.#nextId++;
     const memory = ConnectionMemory.allocate(this.#ringCapacity);
-    this.#requests.set(id, { ep, to: address, memory });
+    const peerMemory = allocatePeerMemory(this.#peerRegionBytes);
+    this.#requests.set(id, { ep, to: address, memory, peerMemory });
     const directory = this.rmrTable.directory.buffer as SharedArrayBuffer;
-    this.control.send({ t: 'request', to: address, from: this.address, id, connQual, privateData, memory, doorbell: this.progress.doorbell.buffer, directory, zone: ep.zone });
+    this.control.send({ t: 'request', to: address, from: this.address, id, connQual, privateData, memory, peerMemory, doorbell: this.progress.doorbell.buffer, directory, zone: ep.zone });
     return id;
   }
 
@@ -135,7 +146,7 @@ export class ShmIa extends IaBase {
       case 'accept': {
         const pending = this.#answered(m.id);
         if (pending === undefined) return;
-        const ok = pending.ep?.accepted(pending.memory, m.doorbell, m.privateData, m.directory, m.zone) ?? false;
+        const ok = pending.ep?.accepted(pending.memory, pending.peerMemory, m.doorbell, m.privateData, m.directory, m.zone) ?? false;
         this.control.send(ok ? { t: 'ready', to: pending.to, server: m.server } : { t: 'abandon', to: pending.to, server: m.server });
         return;
       }

@@ -27,6 +27,14 @@ export const SHM_PARAMETERS: readonly ParameterSpec[] = [
     help: "bytes of each direction's ring of a connection (rounded up to a power of two; a connection is made when a pair first talks and holds two rings): messages from memory the peer cannot reach (not allocMem's) stream through it, and 1 MiB with 256 KiB fragments moves them about 1.5x as fast as 256 KiB with 64 KiB; lower it for jobs where every pair of many ranks talks",
   },
   { name: 'fragmentBytes', type: 'integer', default: 256 * 1024, min: 1024, max: 16 * 1024 * 1024, help: 'largest piece of a message in one ring frame (at most a quarter of the ring), so the receiver copies out while the sender copies in' },
+  {
+    name: 'peerMemoryBytes',
+    type: 'integer',
+    default: 8192,
+    min: 0,
+    max: 1024 * 1024,
+    help: "bytes of each direction's peer memory per connection (the 'peer-memory' extension; rounded up to a multiple of 64, a cache line), which MPI's rdma device lays its fastboxes in; 0: none, and the IA does not offer the extension",
+  },
   { name: 'connectTimeoutMs', type: 'integer', default: 10_000, min: 1, max: 600_000, help: 'default time an active connect may take before connection-timed-out' },
   { name: 'maxMessageSize', type: 'integer', default: 1 << 30, min: 1024, max: 0xffff_ffff, help: 'largest send or RDMA transfer accepted (bytes)' },
 ];
@@ -37,6 +45,7 @@ export interface ShmParameters {
   readonly spinUs: number;
   readonly ringBytes: number;
   readonly fragmentBytes: number;
+  readonly peerMemoryBytes: number;
   readonly connectTimeoutMs: number;
   readonly maxMessageSize: number;
 }
@@ -48,6 +57,14 @@ export function resolveShmParameters(raw: Readonly<Record<string, unknown>> | un
 /** A ring's capacity: `ringBytes` rounded up to a power of two. */
 export function ringCapacity(params: ShmParameters): number {
   return 2 ** Math.ceil(Math.log2(params.ringBytes));
+}
+
+/** Peer-memory regions are whole cache lines, so neither side's last line is shared with the other's first. */
+const PEER_MEMORY_ALIGN = 64;
+
+/** Bytes of each peer-memory region: `peerMemoryBytes` rounded up to whole cache lines (0: none). */
+export function peerRegionBytes(params: ShmParameters): number {
+  return Math.ceil(params.peerMemoryBytes / PEER_MEMORY_ALIGN) * PEER_MEMORY_ALIGN;
 }
 
 /** The payload of one frame: `fragmentBytes`, at most a quarter of the ring, a multiple of the frame alignment. */

@@ -2,9 +2,9 @@ import { Doorbell } from './doorbell.js';
 import { pollingChain, type ChainMember } from './polling-chain.js';
 import type { SpinGovernor } from './spin-governor.js';
 
-/** What the progress engine polls: a connected endpoint. */
+/** What the progress engine polls: a connected endpoint, or a consumer's poller (the 'peer-memory' extension). */
 export interface Pollable {
-  /** Move what can move (frames in, frames out); true if anything did. */
+  /** Move what can move (frames in, frames out, a consumer's queues in peer memory); true if anything did. */
   poll(): boolean;
 }
 
@@ -36,8 +36,11 @@ const NAP_MS = 0.05;
  * The chain gives the event loop a turn every millisecond, so timers and I/O still run. The engine
  * polls for `spinUs` after the last activity (napping between polls once `NAP_AFTER_MS` have
  * passed), then sleeps in `Atomics.waitAsync` on the IA's doorbell and an idle rank uses no CPU.
- * Peers notify the doorbell only while it is marked sleeping. With a governor (`spin=auto`), the
- * engine polls only while the governor allows it, and otherwise sleeps as one that does not spin.
+ * Peers notify the doorbell only while it is marked sleeping. The consumer's pollers (the
+ * 'peer-memory' extension) are polled with the endpoints, in every poll, nap and last look before a
+ * sleep, so a peer's notify that finds the doorbell sleeping wakes an engine that runs them. With a
+ * governor (`spin=auto`), the engine polls only while the governor allows it, and otherwise sleeps
+ * as one that does not spin.
  */
 export class ShmProgress implements ChainMember {
   readonly doorbell = Doorbell.create();
@@ -45,7 +48,8 @@ export class ShmProgress implements ChainMember {
   readonly #governor: SpinGovernor | undefined;
   /** The polling window in force: `#spinMs`, or 0 while the governor says polling does not pay. */
   #windowMs: number;
-  #endpoints: Pollable[] = [];
+  /** Replaced, never changed in place: a poll that adds or removes one goes on over the list it started with. */
+  #pollables: Pollable[] = [];
   /** When polling gives way to sleep (performance.now() ms), if no activity comes first. */
   #deadline = 0;
   /** Activity since the deadline was set: the next look at the clock sets it anew. */
@@ -71,13 +75,17 @@ export class ShmProgress implements ChainMember {
     this.#governor = spinUs > 0 ? governor : undefined;
   }
 
-  add(ep: Pollable): void {
-    if (!this.#endpoints.includes(ep)) this.#endpoints = [...this.#endpoints, ep];
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  add(pollable: Pollable): void {
+    if (!this.#pollables.includes(pollable)) this.#pollables = [...this.#pollables, pollable];
     this.kick();
   }
 
-  remove(ep: Pollable): void {
-    this.#endpoints = this.#endpoints.filter((e) => e !== ep);
+  remove(pollable: Pollable): void {
+    this.#pollables = this.#pollables.filter((p) => p !== pollable);
   }
 
   /** Something was posted or arrived: poll now, and for another `spinUs`. */
@@ -93,7 +101,7 @@ export class ShmProgress implements ChainMember {
 
   close(): void {
     this.#closed = true;
-    this.#endpoints = [];
+    this.#pollables = [];
     // Ends our own pending wait, so nothing of this IA outlives it.
     this.doorbell.wake();
   }
@@ -134,13 +142,13 @@ export class ShmProgress implements ChainMember {
     this.#idleSince = -1;
   }
 
-  /** Every endpoint polled once; true if any moved. */
+  /** Every endpoint and poller polled once; true if any moved. */
   #pollAll(): boolean {
-    const eps = this.#endpoints;
+    const pollables = this.#pollables;
     let moved = false;
     this.#polling = true;
     try {
-      for (let i = 0; i < eps.length; i++) if (eps[i].poll()) moved = true;
+      for (let i = 0; i < pollables.length; i++) if (pollables[i].poll()) moved = true;
     } finally {
       this.#polling = false;
     }
@@ -200,7 +208,9 @@ export class ShmProgress implements ChainMember {
   }
 
   #sleep(): void {
-    if (this.#closed || this.#endpoints.length === 0) return;
+    // Nothing to poll: the next endpoint or poller kicks. A poller counts: a server's endpoint is
+    // polled only once the client confirms, and the client's first notify may come before that.
+    if (this.#closed || this.#pollables.length === 0) return;
     const bell = this.doorbell;
     // From here on a peer that publishes notifies; a frame published before it did not: look again.
     bell.sleeping = true;

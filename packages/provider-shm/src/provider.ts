@@ -6,7 +6,7 @@ import { effectiveCapabilities } from '@dapl/core/provider-kit';
 import { SHM_CAPABILITIES, shmLimits } from './attr.js';
 import { newAddress } from './control.js';
 import { ShmIa } from './ia.js';
-import { fragmentLimit, resolveShmParameters, ringCapacity, SHM_PARAMETERS, spinPlan } from './params.js';
+import { fragmentLimit, peerRegionBytes, resolveShmParameters, ringCapacity, SHM_PARAMETERS, spinPlan } from './params.js';
 import { SpinGovernor, threadSpinGovernor } from './spin-governor.js';
 import { FRAME_ALIGN } from './ring.js';
 
@@ -58,7 +58,14 @@ export const shmProvider: DatProvider = {
         logger: logger.child({ component: 'provider-shm:Ia' }),
         defaultConnectTimeoutMs: params.connectTimeoutMs,
       },
-      { jobKey: iaJobKey(options, processJobKey), spinUs, governor: plan.governed ? threadSpinGovernor() : undefined, ringCapacity: ringCapacity(params), fragmentBytes: fragmentLimit(params, FRAME_ALIGN) },
+      {
+        jobKey: iaJobKey(options, processJobKey),
+        spinUs,
+        governor: plan.governed ? threadSpinGovernor() : undefined,
+        ringCapacity: ringCapacity(params),
+        fragmentBytes: fragmentLimit(params, FRAME_ALIGN),
+        peerRegionBytes: peerRegionBytes(params),
+      },
     );
   },
 };

@@ -16,7 +16,7 @@ export class ShmConnectionRequest extends ConnectionRequestBase<ShmEndpoint> {
   protected doAccept(ep: ShmEndpoint, privateData: Uint8Array): void {
     const m = this.message;
     const server = this.ia.expectConfirmation(ep);
-    ep.acceptOn(m.memory, m.doorbell, m.from, server, m.directory, m.zone);
+    ep.acceptOn(m.memory, m.peerMemory, m.doorbell, m.from, server, m.directory, m.zone);
     this.ia.control.send({ t: 'accept', to: m.from, id: m.id, server, privateData, doorbell: this.ia.progress.doorbell.buffer, directory: this.ia.rmrTable.directory.buffer as SharedArrayBuffer, zone: ep.zone });
   }
 
