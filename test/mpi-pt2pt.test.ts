@@ -12,7 +12,7 @@ const BOUNCE_ON = { DAPL_MPI_BOUNCE_LIMIT: '65536' };
 const BOUNCE_OFF = { DAPL_MPI_BOUNCE_LIMIT: '0' };
 
 // Jobs of worker-thread ranks on a loaded 2-vCPU host take longer than in-process ones: a job-sized timeout.
-describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', { timeout: 120_000 }, (_name, launch) => {
+describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', { timeout: 120_000 }, (name, launch) => {
   const run = (n: number, program: string, env: Record<string, string> = {}, args: string[] = []) => daplRun(['-n', String(n), ...launch, fixture(program), ...args], env, KILL_AFTER_MS);
 
   it('every mode, blocking and non-blocking, 0 B to 4 MiB across the eager limit, contents checked (2 ranks)', async () => {
@@ -67,6 +67,13 @@ describe.each(Object.entries(PROVIDERS))('MPI point-to-point on %s', { timeout: 
 
   it('39 bad inputs and erroneous programs give typed errors and leave the job usable (3 ranks)', async () => {
     expect(passed(await run(3, 'errors'))).toEqual(ranks(3, () => 'errors ok (39 cases)'));
+  });
+
+  it('fastboxes where the provider has peer memory (shm): small messages beside larger ones by DAT keep their order, in bursts that fill the boxes, received late and posted first; a synchronous send through a box waits for its receive; messages to itself; elsewhere none (2 ranks)', async () => {
+    const boxed = name.startsWith('shm');
+    const [on, off] = await Promise.all([run(2, 'fastbox', {}, boxed ? ['--boxed'] : []), run(2, 'fastbox', { DAPL_MPI_FASTBOX: 'false' })]);
+    expect(passed(on)).toEqual(ranks(2, () => `fastbox order ok (${boxed ? 'boxes' : 'no boxes'})`));
+    expect(passed(off)).toEqual(ranks(2, () => 'fastbox order ok (no boxes)'));
   });
 
   it('10,000 eager messages to a receiver that is not receiving: in order, unexpected bytes within the bound', async () => {

@@ -72,6 +72,12 @@ export const MPI_PARAMETERS: readonly ParameterSpec[] = [
     default: true,
     help: 'a large receive posted before its message is advertised to the sender, which writes the data straight into it (no RTS and no wait for the receiver); off: every large message goes by rendezvous',
   },
+  {
+    name: 'fastbox',
+    type: 'boolean',
+    default: true,
+    help: "rdma device, where the provider gives peer memory (shm): eager messages of up to 456 bytes go through fastboxes the sender writes and the receiver polls (MPICH nemesis' fastboxes), with no transport post or completion; a message that finds its peer's next box still full goes by DAT; off: every message goes by DAT",
+  },
   { name: 'registrationCache', type: 'integer', default: 64, min: 1, max: 65_536, help: 'user buffers (whole ArrayBuffers) kept registered for rendezvous, least recently used freed first' },
   { name: 'protocolInfo', type: 'boolean', default: false, help: 'rank 0 prints which protocol serves which message sizes at init' },
   {
@@ -153,6 +159,7 @@ export interface MpiParameters {
   readonly unexpectedLimit: number;
   readonly rendezvous: 'auto' | 'read' | 'write';
   readonly receiverInitiated: boolean;
+  readonly fastbox: boolean;
   readonly registrationCache: number;
   readonly protocolInfo: boolean;
   readonly collectives: 'auto' | 'hardware' | 'software';

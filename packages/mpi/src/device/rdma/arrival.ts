@@ -1,12 +1,12 @@
 import type { Endpoint, RmrTriplet } from '@dapl/core';
 import type { RecvRequest } from '../../adi/requests.js';
 import type { PeerLink } from './peer-link.js';
-import type { Slot } from './slot.js';
+import type { EagerBuffer } from './slot.js';
 
 /** An arrived message's device record (the `deviceState` of its `IncomingMessage`). */
 export interface Arrival {
-  /** The receive buffer holding eager data, until it is re-posted. */
-  slot: Slot | undefined;
+  /** The receive buffer (or fastbox) holding eager data, until it is re-posted (released). */
+  slot: EagerBuffer | undefined;
   /** The endpoint the message arrived on (replies and re-posts go there). */
   readonly ep: Endpoint;
   readonly link: PeerLink;

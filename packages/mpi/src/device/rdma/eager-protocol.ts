@@ -10,7 +10,7 @@ import { ImmediateKind } from './immediate.js';
 import type { PeerLink } from './peer-link.js';
 import { AdvertisedRecv, type ReceiverInitiated } from './receiver-initiated.js';
 import { countArrival, incoming, sendStatus, type RdmaContext } from './rdma-context.js';
-import type { Slot } from './slot.js';
+import type { EagerBuffer, Slot } from './slot.js';
 import type { UnexpectedData } from './unexpected-data.js';
 
 /** Blocking sends in flight at once that may be copied (more go zero-copy): concurrent MPI_Sends are few. */
@@ -63,7 +63,7 @@ export class EagerProtocol {
   }
 
   /** Fill `h` and `slot` with the eager message `request`; the bytes behind the header it takes. */
-  encode(h: Header, request: SendRequest, slot: Slot): number {
+  encode(h: Header, request: SendRequest, slot: EagerBuffer): number {
     const data = request.data;
     const sync = request.mode === SendMode.SYNCHRONOUS;
     h.kind = sync ? MessageKind.EAGER_SYNC : MessageKind.EAGER;
@@ -92,7 +92,7 @@ export class EagerProtocol {
    * copied straight from the buffer, with no message record; else it becomes one and joins the
    * unexpected queue.
    */
-  arrived(h: Header, slot: Slot, ep: Endpoint, link: PeerLink): void {
+  arrived(h: Header, slot: EagerBuffer, ep: Endpoint, link: PeerLink): void {
     const ordinal = countArrival(this.#ctx.settings, link, h.context, h.tag);
     const request = this.#ctx.host.takePosted(h.context, h.source, h.tag);
     if (request !== undefined) return this.#deliverArrived(request, slot, ep, link, h);
@@ -104,7 +104,7 @@ export class EagerProtocol {
    * An eager message matched `request` on arrival: its data goes from the receive buffer into the
    * request, and the buffer back to the peer (`deliver` with a payload, without the records).
    */
-  #deliverArrived(request: RecvRequest, slot: Slot, ep: Endpoint, link: PeerLink, h: Header): void {
+  #deliverArrived(request: RecvRequest, slot: EagerBuffer, ep: Endpoint, link: PeerLink, h: Header): void {
     // An advertised receive took a message small enough to go eager: its window closes.
     if (request.deviceState instanceof AdvertisedRecv) this.#advertised.withdraw(request);
     const size = h.size;

@@ -3,6 +3,7 @@ import type { MpiError } from '../../api/errors.js';
 import type { IncomingMessage, RecvRequest, SendRequest } from '../../adi/requests.js';
 import { AdvertisedReceives } from './advertised-receives.js';
 import { ClaimableSends } from './claimable-sends.js';
+import type { InboundBoxes, OutboundBoxes } from './fastbox.js';
 import { MessageCounter } from './message-counter.js';
 import type { NoticeBatch } from './receive-notices.js';
 
@@ -45,6 +46,17 @@ export class PeerLink {
   readonly revoking: RecvRequest[] = [];
   /** Our last receive naming this peer that matched nothing on posting was advertised to it. */
   advertisedLast = false;
+  /**
+   * Messages we put on DAT (each with a header, and each write into an advertised receive), and
+   * the peer's that arrived by DAT: a fastbox waits for those sent before it, so that it keeps its
+   * place among them as in one queue (fastbox-protocol.ts).
+   */
+  datSent = 0;
+  datArrived = 0;
+  /** Our fastboxes to the peer, where the provider gives peer memory. */
+  outbound: OutboundBoxes | undefined = undefined;
+  /** The peer's fastboxes to us, one set per endpoint (two on a rank's link to itself). */
+  inbound: InboundBoxes[] | undefined = undefined;
   /** Notices not yet sent, still taking more (the newest batch of each kind in the backlog). */
   openAdvertise: NoticeBatch | undefined = undefined;
   openRevoke: NoticeBatch | undefined = undefined;

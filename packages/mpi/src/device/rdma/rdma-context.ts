@@ -12,7 +12,7 @@ import type { DeviceHost } from '../device.js';
 import type { ImmediateKind } from './immediate.js';
 import type { PeerLink } from './peer-link.js';
 import { WriteSources } from './rendezvous.js';
-import type { Slot } from './slot.js';
+import type { EagerBuffer } from './slot.js';
 
 /** Rendezvous chunks stay below the provider's RDMA limit and a size every provider handles well. */
 export const MAX_CHUNK = 1 << 30;
@@ -32,6 +32,9 @@ export interface RdmaCounts {
   bouncedSends: number;
   /** Times the shared eager pool ran low at its full size (`mpi.srqBuffers`). */
   poolExhausted: number;
+  /** Eager messages sent through a fastbox (peer memory), and those that found the peer's next box full and went by DAT. */
+  fastboxSends: number;
+  fastboxFull: number;
 }
 
 /** What `attach` learns of the provider, and the tools it makes, for every protocol of the device. */
@@ -89,8 +92,14 @@ export interface RdmaContext {
   /** `use` the peer's doorbell once it is known. */
   whenBellKnown(link: PeerLink, use: (bell: RmrTriplet) => void): void;
   failLink(link: PeerLink, error: MpiError): void;
-  /** Give a receive buffer back to its endpoint, and its credit back to the peer (batched). */
-  repost(slot: Slot, ep: Endpoint, link: PeerLink): void;
+  /** Give a receive buffer back to its endpoint, and its credit back to the peer (batched); or a fastbox back to its sender. */
+  repost(slot: EagerBuffer, ep: Endpoint, link: PeerLink): void;
+  /**
+   * A message arrived from `link` by DAT (one with a header, or a write into an advertised
+   * receive): the fastboxes the peer wrote before it are delivered first, and it is counted (those
+   * written after it wait for it).
+   */
+  arrivedByDat(link: PeerLink): void;
   /** An RMR from the pool (or a new one); `returnRmr` unbinds it and gives it back. */
   takeRmr(): Rmr;
   returnRmr(rmr: Rmr): void;

@@ -9,7 +9,7 @@ import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
 import { PeerLinks, type PeerLink, type Outgoing } from './peer-link.js';
 import { NoticeBatch, writeNotices } from './receive-notices.js';
-import { SendSlots, type Slot } from './slot.js';
+import { SendSlots, type EagerBuffer, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
 import { RdmaTransportHook, RdmaTransportPost } from './rdma-transport-hook.js';
@@ -23,6 +23,8 @@ import { EagerReceiveBuffers } from './eager-receive-buffers.js';
 import { SendsInFlight } from '../sends-in-flight.js';
 import { failLink } from './link-failure.js';
 import { drainWith, pollEvds } from '../poll-evds.js';
+import { BoxSlot, FASTBOX_PAYLOAD } from './fastbox.js';
+import { Fastboxes } from './fastbox-protocol.js';
 
 /** KVS key of a rank's doorbell window. */
 const BELL_KEY = 'mpi-bell';
@@ -56,6 +58,10 @@ export class RdmaDevice implements Device {
   /** Decoding and encoding use separate headers: decoding a message may send others (credits unstall a backlog). */
   readonly #inHeader: Header = emptyHeader();
   readonly #outHeader: Header = emptyHeader();
+  /** Small eager messages through peer memory, where the provider gives it (`mpi.fastbox`). */
+  #boxes: Fastboxes | undefined;
+  /** Endpoints made before attach knew whether there are fastboxes. */
+  #earlyEndpoints: { ep: Endpoint; peer: number }[] | undefined = [];
   readonly #waitingForSlots = new Set<PeerLink>();
   readonly #bells = new PeerBells(BELL_KEY, (link, error) => this.#failLink(link, error));
   #a: RdmaDeviceAttachment | undefined;
@@ -67,10 +73,11 @@ export class RdmaDevice implements Device {
   /** Options of a doorbell ring, filled per post: nothing to report on success, ours again once sent. */
   readonly #ringOptions = { immediate: 0, suppressCompletion: true, localCompletion: true };
   #closed = false;
-  readonly #counts: RdmaCounts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0, poolExhausted: 0 };
+  readonly #counts: RdmaCounts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0, poolExhausted: 0, fastboxSends: 0, fastboxFull: 0 };
   readonly #unexpected: UnexpectedData;
   readonly #eager: EagerProtocol;
   readonly #rendezvous: RendezvousProtocol;
+  readonly #context: RdmaContext;
   readonly #advertised: ReceiverInitiated;
   /** One-sided communication's direct RDMA (set by `attach`). */
   rdmaTransport: RdmaTransportHook | undefined;
@@ -81,7 +88,7 @@ export class RdmaDevice implements Device {
     this.#clock = clock;
     this.#slotBytes = HEADER_BYTES + params.eagerLimit;
     this.#links = new PeerLinks(params.credits, (link) => this.#bells.track(link));
-    this.#unexpected = new UnexpectedData(params.unexpectedLimit, clock, (slot, ep, link) => this.#buffers.repost(slot, ep, link));
+    this.#unexpected = new UnexpectedData(params.unexpectedLimit, clock, this.#repost);
     this.#buffers = new EagerReceiveBuffers(params, this.#slotBytes, {
       counts: this.#counts,
       unexpected: this.#unexpected,
@@ -92,9 +99,13 @@ export class RdmaDevice implements Device {
       ring: (ep, link, kind, value) => this.#ring(ep, link, kind, value),
       closed: () => this.#closed,
     });
-    this.prepare = this.#buffers.prepare;
+    this.prepare = (ep, peer) => {
+      this.#buffers.prepare(ep, peer);
+      if (this.#earlyEndpoints !== undefined) this.#earlyEndpoints.push({ ep, peer });
+      else this.#boxes?.expect(ep, this.#link(peer));
+    };
     this.sharedReceiveQueue = this.#buffers.sharedReceiveQueue;
-    const context: RdmaContext = {
+    const context: RdmaContext = (this.#context = {
       params,
       host,
       clock,
@@ -107,10 +118,11 @@ export class RdmaDevice implements Device {
       ring: (ep, link, kind, value) => this.#ring(ep, link, kind, value),
       whenBellKnown: (link, use) => this.#bells.whenKnown(link, use),
       failLink: (link, error) => this.#failLink(link, error),
-      repost: (slot, ep, link) => this.#buffers.repost(slot, ep, link),
+      repost: this.#repost,
+      arrivedByDat: (link) => this.#arrivedByDat(link),
       takeRmr: () => this.#takeRmr(),
       returnRmr: (rmr) => this.#returnRmr(rmr),
-    };
+    });
     this.#rendezvous = new RendezvousProtocol(context);
     this.#advertised = new ReceiverInitiated(context, this.#rendezvous);
     this.#eager = new EagerProtocol(context, this.#advertised, this.#unexpected);
@@ -134,6 +146,10 @@ export class RdmaDevice implements Device {
     const s = this.#settings;
     s.configure(p, attrs, connections.pz, this.#clock);
     this.#sendSlots = new SendSlots(connections.pz, p.sendBuffers, this.#slotBytes);
+    const peerMemory = p.fastbox && p.eagerLimit > 0 ? ia.extension('peer-memory') : undefined;
+    if (Fastboxes.usable(peerMemory)) this.#boxes = new Fastboxes(peerMemory, this.#context, this.#eager, a.logger);
+    for (const { ep, peer } of this.#earlyEndpoints!) this.#boxes?.expect(ep, this.#link(peer));
+    this.#earlyEndpoints = undefined;
     this.rdmaTransport = new RdmaTransportHook(connections, s.cache!, attrs.capabilities.includes('rdma-read'), s.chunk);
     // The doorbell: a 0-byte window peers ring with immediates (8 bytes registered; nothing is written).
     const bell = connections.pz.registerLmr(new Uint8Array(8), MemAccess.ALL);
@@ -149,6 +165,12 @@ export class RdmaDevice implements Device {
   send(request: SendRequest): void {
     const link = this.#link(request.peer);
     if (link.failed !== undefined) return request.fail(link.failed);
+    // Nothing queued ahead of it: a small message may take a fastbox.
+    if (link.outbound !== undefined && link.backlogSize === 0 && this.#boxes!.send(link, request)) {
+      // A synchronous send waits for the receiver's acknowledgement.
+      if (!request.done) this.#inFlight.track(request);
+      return;
+    }
     const wire = this.#eager.bounce(request) ?? request;
     this.#inFlight.track(wire);
     // Nothing queued ahead of it on a connected link: it goes (or waits) without a trip through the backlog.
@@ -182,7 +204,10 @@ export class RdmaDevice implements Device {
    * nothing sent here re-enters the device while `item` is still its head.
    */
   #sendNow(link: PeerLink, item: Outgoing): boolean {
-    if (item instanceof SendRequest && link.advertisements.size > 0 && this.#advertised.tryWrite(link, item)) return true;
+    if (item instanceof SendRequest && link.advertisements.size > 0 && this.#advertised.tryWrite(link, item)) {
+      link.datSent++;
+      return true;
+    }
     if (link.credits === 0) {
       this.#counts.creditStalls++;
       return false;
@@ -205,6 +230,7 @@ export class RdmaDevice implements Device {
         link.connecting = false;
         link.ready = true;
         link.sendEp = ep;
+        link.outbound = this.#boxes?.outbound(ep);
         this.#pump(link);
       },
       (error: unknown) => {
@@ -215,6 +241,7 @@ export class RdmaDevice implements Device {
   }
 
   #transmit(link: PeerLink, item: Outgoing, slot: Slot): void {
+    link.datSent++;
     const h = this.#outHeader;
     h.credits = Math.min(link.pendingReturn, 0xffff);
     link.pendingReturn -= h.credits;
@@ -274,6 +301,7 @@ export class RdmaDevice implements Device {
     const evds = this.#a?.connections.evds;
     if (evds === undefined) return;
     this.#advertised.flush();
+    this.#boxes?.poll();
     pollEvds(evds.recv, evds.request, this.#onRecvEvent, this.#onRequestEvent);
   }
 
@@ -304,6 +332,8 @@ export class RdmaDevice implements Device {
     const link = this.#buffers.linkOf(slot, event);
     if (link === undefined) return;
     if (event.status !== DtoStatus.SUCCESS) {
+      // What the peer put in its fastboxes before the connection went is still for us.
+      this.#boxes?.drain(link);
       // Flushed: the connection went away. At close that is ours; before it, the peer is lost to
       // us, and what waits on it must end (the peer's finalize, too, has no receive waiting on it).
       if (event.status !== DtoStatus.FLUSHED) this.#failLink(link, transportError(link.peer, event));
@@ -318,7 +348,14 @@ export class RdmaDevice implements Device {
       link.credits += h.credits;
       if (stalled) this.#pump(link);
     }
-    const ep = event.ep;
+    // Boxes the peer wrote before this message are delivered first; those after it wait for it.
+    this.#arrivedByDat(link);
+    this.#onMessage(h, slot, event.ep, link);
+    this.#boxes?.drain(link);
+  }
+
+  /** A message in receive buffer `slot`, its header decoded into `h`. */
+  #onMessage(h: Header, slot: Slot, ep: Endpoint, link: PeerLink): void {
     switch (h.kind) {
       case MessageKind.EAGER:
       case MessageKind.EAGER_SYNC:
@@ -362,12 +399,29 @@ export class RdmaDevice implements Device {
         return this.#rendezvous.finRead(value);
       case ImmediateKind.FIN_WRITE:
         return this.#rendezvous.finWrite(value);
-      case ImmediateKind.FIN_ADVERTISED:
-        return this.#advertised.arrived(event, value);
+      case ImmediateKind.FIN_ADVERTISED: {
+        this.#advertised.arrived(event, value);
+        // Boxes written after that message waited for it.
+        const link = this.#boxes === undefined ? undefined : this.#linkOfEp(event.ep);
+        if (link !== undefined) this.#boxes!.drain(link);
+        return;
+      }
       case ImmediateKind.REVOKED:
         return this.#advertised.revoked(this.#linkOfEp(event.ep));
     }
   }
+
+  /** See `RdmaContext.arrivedByDat`. */
+  #arrivedByDat(link: PeerLink): void {
+    this.#boxes?.drain(link);
+    link.datArrived++;
+  }
+
+  /** A buffer an eager message was read from goes back: a receive buffer to its endpoint, a fastbox to its sender. */
+  readonly #repost = (slot: EagerBuffer, ep: Endpoint, link: PeerLink): void => {
+    if (slot instanceof BoxSlot) slot.release();
+    else this.#buffers.repost(slot, ep, link);
+  };
 
   #linkOfEp(ep: Endpoint): PeerLink | undefined {
     const peer = this.#a?.connections.peerOf(ep);
@@ -468,7 +522,7 @@ export class RdmaDevice implements Device {
   }
 
   protocolInfo(): string[] {
-    return rdmaProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#settings, this.#buffers.pool !== undefined);
+    return rdmaProtocolInfo(this.#params, this.#a?.ia.provider.name ?? '?', this.#settings, this.#buffers.pool !== undefined, this.#boxes === undefined ? 0 : FASTBOX_PAYLOAD);
   }
 
   counters(): Readonly<Record<string, number>> {
@@ -479,6 +533,7 @@ export class RdmaDevice implements Device {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#boxes?.close();
     const evds = this.#a?.connections.evds;
     for (const evd of evds === undefined ? [] : [evds.recv, evds.request]) if (!evd.freed) evd.setNotify(undefined);
     this.#settings.cache?.close();

@@ -201,6 +201,7 @@ export class ReceiverInitiated {
       return request.finish(adopted.source, adopted.tag, adopted.size);
     }
     const link = state.link;
+    ctx.arrivedByDat(link);
     const ordinal = countArrival(ctx.settings, link, request.context, request.tag);
     // The common case: the receive is the oldest that accepts the message, so matching gives it
     // this receive; finish it without building the message and arrival records the general path needs.

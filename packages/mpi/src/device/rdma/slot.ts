@@ -3,6 +3,10 @@ import { HEADER_BYTES } from '../../adi/header.js';
 import type { SendRequest } from '../../adi/requests.js';
 import type { PeerLink } from './peer-link.js';
 import { takeRegion } from './region-arena.js';
+import type { BoxSlot } from './fastbox.js';
+
+/** Where an eager message arrives and is read from: a receive buffer, or a fastbox in peer memory. */
+export type EagerBuffer = Slot | BoxSlot;
 
 /** One pre-registered eager buffer: a header and up to `eagerLimit` bytes of data (MVAPICH2's vbuf). */
 export class Slot {

@@ -2,10 +2,10 @@ import type { Clock, Endpoint } from '@dapl/core';
 import type { IncomingMessage } from '../../adi/requests.js';
 import type { Arrival } from './arrival.js';
 import type { PeerLink } from './peer-link.js';
-import type { Slot } from './slot.js';
+import type { EagerBuffer } from './slot.js';
 
-/** Gives a receive buffer back to its endpoint (and its credit back to the peer). */
-export type Repost = (slot: Slot, ep: Endpoint, link: PeerLink) => void;
+/** Gives a receive buffer back to its endpoint (and its credit back to the peer), or a fastbox back to its sender. */
+export type Repost = (slot: EagerBuffer, ep: Endpoint, link: PeerLink) => void;
 
 /**
  * The eager data of unexpected messages (the MPI-LAPI paper (Banikazemi et al.)'s early-arrival queue), within a bound. Up to
