@@ -11,8 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatError, DatStatus, DtoStatus, MemAccess, type Endpoint, type InterfaceAdapter, type PeerMemory, type PeerRegions } from '@dapl/core';
+import { DatError, DatStatus, DtoStatus, type Endpoint, type InterfaceAdapter, type PeerMemory, type PeerRegions } from '@dapl/core';
 import { shmProvider, type ShmIa } from '../src/index.js';
+import { connectSides, openSide, type Side } from './support/pair.js';
 
 const peerThread = fileURLToPath(new URL('./fixtures/peer-memory-peer.mjs', import.meta.url));
 /** The Int32 index of a doorbell's sleeping flag (doorbell.ts). */
@@ -23,28 +24,11 @@ afterEach(async () => {
   for (const ia of opened.splice(0)) await ia.close();
 });
 
-async function openSide(jobKey: Uint8Array, parameters: Record<string, unknown>, logger?: pino.Logger) {
-  const ia = await shmProvider.openIa({ jobKey, parameters, ...(logger === undefined ? {} : { logger }) });
-  opened.push(ia);
-  const pz = ia.createPz();
-  const evds = { recv: ia.createEvd(), request: ia.createEvd(), connect: ia.createEvd() };
-  const lmr = pz.registerLmr(new Uint8Array(4), MemAccess.LOCAL);
-  return { ia, ep: ia.createEp(pz, evds), evds, iov: [{ lmr, offset: 0, length: 4 }] };
-}
-
-type Side = Awaited<ReturnType<typeof openSide>>;
-
 /** A client and a server endpoint, connected, on two IAs of this thread with these parameters. */
 async function connectedPair(client: Record<string, unknown> = {}, server: Record<string, unknown> = client, logger?: pino.Logger) {
   const jobKey = randomBytes(32);
-  const sides = [await openSide(jobKey, client, logger), await openSide(jobKey, server)] as const;
-  const listen = sides[1].ia.createEvd();
-  const psp = await sides[1].ia.createPspAny(listen);
-  sides[0].ep.connect(sides[1].ia.address, psp.connQual);
-  const request = await listen.wait({ timeoutMs: 30_000 });
-  if (request.type !== 'connection-request') throw new Error(request.type);
-  request.request.accept(sides[1].ep);
-  for (const s of sides) expect((await s.evds.connect.wait({ timeoutMs: 30_000 })).type).toBe('connection-established');
+  const sides = [await openSide(jobKey, client, opened, { logger }), await openSide(jobKey, server, opened)] as const;
+  await connectSides(...sides);
   return sides;
 }
 
@@ -248,7 +232,7 @@ describe('shm: the peer-memory extension', () => {
 
   it('wakes the sleeping engine of a peer thread on notify, whose poller then sees the word written; and the other way round', async () => {
     const jobKey = randomBytes(32);
-    const server = await openSide(jobKey, { spin: 'off' });
+    const server = await openSide(jobKey, { spin: 'off' }, opened);
     const listen = server.ia.createEvd();
     const psp = await server.ia.createPspAny(listen);
     const worker = new Worker(peerThread, { workerData: { jobKey, address: server.ia.address, connQual: psp.connQual, peerDoorbell: (server.ia as ShmIa).progress.doorbell.buffer } });

@@ -6,8 +6,8 @@
 // smaller than its messages gets it back as the consumer drains.
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DtoStatus, MemAccess, type InterfaceAdapter } from '@dapl/core';
-import { shmProvider } from '../src/index.js';
+import { DtoStatus, type InterfaceAdapter } from '@dapl/core';
+import { connectSides, openSide } from './support/pair.js';
 
 const opened: InterfaceAdapter[] = [];
 afterEach(async () => {
@@ -17,22 +17,8 @@ afterEach(async () => {
 /** Two connected endpoints on two IAs of this thread, both polling (spin on) unless `parameters` say otherwise. */
 async function pollingPair(parameters: Record<string, unknown> = { spin: 'on', spinUs: 1000 }, bytes = 4) {
   const jobKey = randomBytes(32);
-  const sides = [];
-  for (let i = 0; i < 2; i++) {
-    const ia = await shmProvider.openIa({ jobKey, parameters });
-    opened.push(ia);
-    const pz = ia.createPz();
-    const evds = { recv: ia.createEvd(), request: ia.createEvd(), connect: ia.createEvd() };
-    const lmr = pz.registerLmr(new Uint8Array(bytes), MemAccess.LOCAL);
-    sides.push({ ia, ep: ia.createEp(pz, evds), evds, lmr, iov: [{ lmr, offset: 0, length: bytes }] });
-  }
-  const listen = sides[1].ia.createEvd();
-  const psp = await sides[1].ia.createPspAny(listen);
-  sides[0].ep.connect(sides[1].ia.address, psp.connQual);
-  const request = await listen.wait({ timeoutMs: 10_000 });
-  if (request.type !== 'connection-request') throw new Error(request.type);
-  request.request.accept(sides[1].ep);
-  await Promise.all(sides.map((s) => s.evds.connect.wait({ timeoutMs: 10_000 })));
+  const sides = [await openSide(jobKey, parameters, opened, { bytes }), await openSide(jobKey, parameters, opened, { bytes })];
+  await connectSides(sides[0], sides[1], 10_000);
   return sides;
 }
 

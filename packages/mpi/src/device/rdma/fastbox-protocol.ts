@@ -29,6 +29,8 @@ export class Fastboxes {
   readonly #ctx: RdmaContext;
   readonly #eager: EagerProtocol;
   readonly #logger: Logger;
+  /** The largest message a box takes: what fits, and eager at all. */
+  readonly #largest: number;
   /** Headers of their own: a box may be delivered while a DAT message's header is in use, and sent while another is encoded. */
   readonly #inHeader: Header = emptyHeader();
   readonly #outHeader: Header = emptyHeader();
@@ -38,6 +40,7 @@ export class Fastboxes {
     this.#ctx = ctx;
     this.#eager = eager;
     this.#logger = logger;
+    this.#largest = Math.min(FASTBOX_PAYLOAD, ctx.params.eagerLimit);
     this.#removePoller = memory.addPoller(this.#peek);
   }
 
@@ -63,7 +66,7 @@ export class Fastboxes {
    */
   send(link: PeerLink, request: SendRequest): boolean {
     const size = request.data.size;
-    if (size > FASTBOX_PAYLOAD || size > this.#ctx.params.eagerLimit) return false;
+    if (size > this.#largest) return false;
     const boxes = link.outbound!;
     const box = boxes.take();
     if (box === undefined) {
@@ -93,17 +96,16 @@ export class Fastboxes {
     this.#scheduled = false;
     if (this.#pending.length > 0) this.#openPending();
     const inbound = this.#inbound;
-    for (let i = 0; i < inbound.length; i++) if (inbound[i].next() !== undefined) this.#deliver(inbound[i]);
+    for (let i = 0; i < inbound.length; i++) this.#deliver(inbound[i]);
   }
 
   /** Deliver the ready boxes of `link` (before its next DAT message, or once one arrived). */
   drain(link: PeerLink): void {
     const boxes = link.inbound;
-    if (boxes === undefined) return;
-    for (let i = 0; i < boxes.length; i++) if (boxes[i].next() !== undefined) this.#deliver(boxes[i]);
+    if (boxes !== undefined) for (let i = 0; i < boxes.length; i++) this.#deliver(boxes[i]);
   }
 
-  /** Every ready box of `from`, in order, each handled as an eager message in a receive buffer. */
+  /** Every ready box of `from`, in order (none: one look), each handled as an eager message in a receive buffer. */
   #deliver(from: InboundBoxes): void {
     const h = this.#inHeader;
     const link = from.link;

@@ -2,13 +2,12 @@ import { DtoStatus, EpState, MemAccess, type Clock, type Connections, type DatEv
 import type { Logger } from 'pino';
 import { ErrorClass, MpiError } from '../../api/errors.js';
 import type { MpiParameters } from '../../api/mpi-parameters.js';
-import { HEADER_BYTES, HeaderFlag, MessageKind, emptyHeader, readHeader, writeHeader, type Header } from '../../adi/header.js';
+import { HEADER_BYTES, MessageKind, emptyHeader, readHeader, type Header } from '../../adi/header.js';
 import { RequestTable } from '../../adi/request-table.js';
-import { SendMode, SendRequest, type IncomingMessage, type RecvRequest } from '../../adi/requests.js';
+import { SendRequest, type IncomingMessage, type RecvRequest } from '../../adi/requests.js';
 import type { Device, DeviceHost } from '../device.js';
 import { ImmediateKind, encodeImmediate, immediateKind, immediateValue } from './immediate.js';
-import { PeerLinks, type PeerLink, type Outgoing } from './peer-link.js';
-import { NoticeBatch, writeNotices } from './receive-notices.js';
+import { PeerLinks, type PeerLink } from './peer-link.js';
 import { SendSlots, type EagerBuffer, type Slot } from './slot.js';
 import type { Arrival } from './arrival.js';
 import { UnexpectedData } from './unexpected-data.js';
@@ -25,6 +24,7 @@ import { failLink } from './link-failure.js';
 import { drainWith, pollEvds } from '../poll-evds.js';
 import { BoxSlot, FASTBOX_PAYLOAD } from './fastbox.js';
 import { Fastboxes } from './fastbox-protocol.js';
+import { DatSender } from './dat-sender.js';
 
 /** KVS key of a rank's doorbell window. */
 const BELL_KEY = 'mpi-bell';
@@ -55,17 +55,14 @@ export class RdmaDevice implements Device {
   readonly #buffers: EagerReceiveBuffers;
   readonly #sendTable = new RequestTable<SendRequest>();
   readonly #recvTable = new RequestTable<RecvRequest>();
-  /** Decoding and encoding use separate headers: decoding a message may send others (credits unstall a backlog). */
+  /** Decoding has its own header (the sender's is `DatSender`'s): decoding a message may send others. */
   readonly #inHeader: Header = emptyHeader();
-  readonly #outHeader: Header = emptyHeader();
   /** Small eager messages through peer memory, where the provider gives it (`mpi.fastbox`). */
   #boxes: Fastboxes | undefined;
   /** Endpoints made before attach knew whether there are fastboxes. */
   #earlyEndpoints: { ep: Endpoint; peer: number }[] | undefined = [];
-  readonly #waitingForSlots = new Set<PeerLink>();
   readonly #bells = new PeerBells(BELL_KEY, (link, error) => this.#failLink(link, error));
   #a: RdmaDeviceAttachment | undefined;
-  #sendSlots: SendSlots | undefined;
   #rmrs: Rmr[] = [];
   #bellRmr: Rmr | undefined;
   readonly #settings = new RdmaSettings();
@@ -76,6 +73,7 @@ export class RdmaDevice implements Device {
   readonly #counts: RdmaCounts = { eagerSends: 0, rendezvousSends: 0, advertisedReceives: 0, receiverInitiatedSends: 0, lateAdvertisements: 0, creditStalls: 0, creditImmediates: 0, bouncedSends: 0, poolExhausted: 0, fastboxSends: 0, fastboxFull: 0 };
   readonly #unexpected: UnexpectedData;
   readonly #eager: EagerProtocol;
+  readonly #sender: DatSender;
   readonly #rendezvous: RendezvousProtocol;
   readonly #context: RdmaContext;
   readonly #advertised: ReceiverInitiated;
@@ -114,7 +112,7 @@ export class RdmaDevice implements Device {
       sendTable: this.#sendTable,
       recvTable: this.#recvTable,
       link: (peer) => this.#link(peer),
-      pump: (link) => this.#pump(link),
+      pump: (link) => this.#sender.pump(link),
       ring: (ep, link, kind, value) => this.#ring(ep, link, kind, value),
       whenBellKnown: (link, use) => this.#bells.whenKnown(link, use),
       failLink: (link, error) => this.#failLink(link, error),
@@ -126,6 +124,7 @@ export class RdmaDevice implements Device {
     this.#rendezvous = new RendezvousProtocol(context);
     this.#advertised = new ReceiverInitiated(context, this.#rendezvous);
     this.#eager = new EagerProtocol(context, this.#advertised, this.#unexpected);
+    this.#sender = new DatSender(context, this.#eager, this.#rendezvous, this.#advertised, (link) => this.#connect(link));
   }
 
   /** Connections' `prepare` hook: this peer's receive buffers on a new endpoint. */
@@ -145,7 +144,7 @@ export class RdmaDevice implements Device {
     }
     const s = this.#settings;
     s.configure(p, attrs, connections.pz, this.#clock);
-    this.#sendSlots = new SendSlots(connections.pz, p.sendBuffers, this.#slotBytes);
+    this.#sender.attach(new SendSlots(connections.pz, p.sendBuffers, this.#slotBytes));
     const peerMemory = p.fastbox && p.eagerLimit > 0 ? ia.extension('peer-memory') : undefined;
     if (Fastboxes.usable(peerMemory)) this.#boxes = new Fastboxes(peerMemory, this.#context, this.#eager, a.logger);
     for (const { ep, peer } of this.#earlyEndpoints!) this.#boxes?.expect(ep, this.#link(peer));
@@ -175,11 +174,11 @@ export class RdmaDevice implements Device {
     this.#inFlight.track(wire);
     // Nothing queued ahead of it on a connected link: it goes (or waits) without a trip through the backlog.
     if (link.backlogSize === 0 && link.ready && link.sendEp!.state === EpState.CONNECTED) {
-      if (!this.#sendNow(link, wire)) link.push(wire);
+      if (!this.#sender.sendNow(link, wire)) link.push(wire);
       return;
     }
     link.push(wire);
-    this.#pump(link);
+    this.#sender.pump(link);
   }
 
   drain(): Promise<void> {
@@ -191,37 +190,6 @@ export class RdmaDevice implements Device {
     return [...queued, ...this.#sendTable.values().filter((r) => !r.done)];
   }
 
-  /** Send what the link's credits, its connection and the free send buffers allow, in order. */
-  #pump(link: PeerLink): void {
-    if (!link.ready) return this.#connect(link);
-    if (link.sendEp!.state !== EpState.CONNECTED) return;
-    while (link.backlogSize > 0 && this.#sendNow(link, link.peek())) link.shift();
-  }
-
-  /**
-   * Send `item` if its receive was advertised, or a credit and a free send buffer allow. False: it
-   * must wait (the stall is noted). The backlog is the caller's: EVD notifications are deferred, so
-   * nothing sent here re-enters the device while `item` is still its head.
-   */
-  #sendNow(link: PeerLink, item: Outgoing): boolean {
-    if (item instanceof SendRequest && link.advertisements.size > 0 && this.#advertised.tryWrite(link, item)) {
-      link.datSent++;
-      return true;
-    }
-    if (link.credits === 0) {
-      this.#counts.creditStalls++;
-      return false;
-    }
-    const slot = this.#sendSlots!.take();
-    if (slot === undefined) {
-      this.#waitingForSlots.add(link);
-      return false;
-    }
-    link.credits--;
-    this.#transmit(link, item, slot);
-    return true;
-  }
-
   #connect(link: PeerLink): void {
     if (link.ready || link.connecting || this.#a === undefined) return;
     link.connecting = true;
@@ -231,51 +199,13 @@ export class RdmaDevice implements Device {
         link.ready = true;
         link.sendEp = ep;
         link.outbound = this.#boxes?.outbound(ep);
-        this.#pump(link);
+        this.#sender.pump(link);
       },
       (error: unknown) => {
         link.connecting = false;
         this.#failLink(link, new MpiError(ErrorClass.ERR_PROC_FAILED, `cannot connect to rank ${link.peer}: ${String(error)}`, { cause: error }));
       },
     );
-  }
-
-  #transmit(link: PeerLink, item: Outgoing, slot: Slot): void {
-    link.datSent++;
-    const h = this.#outHeader;
-    h.credits = Math.min(link.pendingReturn, 0xffff);
-    link.pendingReturn -= h.credits;
-    h.flags = 0;
-    h.receiverRequest = 0;
-    h.targetOffset = 0;
-    h.rmrContext = 0n;
-    let length = HEADER_BYTES;
-    if (item instanceof NoticeBatch) {
-      if (link.openAdvertise === item) link.openAdvertise = undefined;
-      if (link.openRevoke === item) link.openRevoke = undefined;
-      h.kind = item.kind === 'advertise' ? MessageKind.ADVERTISE : MessageKind.REVOKE;
-      h.context = 0;
-      h.source = 0;
-      h.tag = 0;
-      h.senderRequest = 0;
-      h.size = item.size;
-      length += writeNotices(slot.view, item);
-    } else if (item instanceof SendRequest) {
-      const ordinal = this.#settings.advertise ? link.sent.count(item.context, item.tag) : 0;
-      h.context = item.context;
-      h.source = item.source;
-      h.tag = item.tag;
-      h.size = item.data.size;
-      h.senderRequest = 0;
-      if (item.mode === SendMode.READY) h.flags |= HeaderFlag.READY;
-      if (item.data.size <= this.#params.eagerLimit) length += this.#eager.encode(h, item, slot);
-      else this.#rendezvous.encodeRts(h, link, item, ordinal);
-    } else {
-      this.#rendezvous.encodeCts(h, item);
-    }
-    writeHeader(slot.view, h);
-    link.sendEp!.postSend(slot.post(length), slot, LOCAL_COMPLETION);
-    if (item instanceof SendRequest && h.kind === MessageKind.EAGER) this.#eager.posted(link, item, slot);
   }
 
   #takeRmr(): Rmr {
@@ -346,7 +276,7 @@ export class RdmaDevice implements Device {
     if (h.credits > 0) {
       const stalled = link.credits === 0;
       link.credits += h.credits;
-      if (stalled) this.#pump(link);
+      if (stalled) this.#sender.pump(link);
     }
     // Boxes the peer wrote before this message are delivered first; those after it wait for it.
     this.#arrivedByDat(link);
@@ -368,7 +298,7 @@ export class RdmaDevice implements Device {
         this.#advertised.onAdvertise(h, link, slot.view);
         this.#buffers.repost(slot, ep, link);
         // A send waiting for a credit may be the one this receive takes.
-        if (link.backlogSize > 0) this.#pump(link);
+        if (link.backlogSize > 0) this.#sender.pump(link);
         return;
       }
       case MessageKind.REVOKE: {
@@ -389,7 +319,7 @@ export class RdmaDevice implements Device {
         if (link === undefined) return;
         const stalled = link.credits === 0;
         link.credits += value;
-        if (stalled) this.#pump(link);
+        if (stalled) this.#sender.pump(link);
         return;
       }
       case ImmediateKind.SYNC_ACK:
@@ -400,10 +330,9 @@ export class RdmaDevice implements Device {
       case ImmediateKind.FIN_WRITE:
         return this.#rendezvous.finWrite(value);
       case ImmediateKind.FIN_ADVERTISED: {
-        this.#advertised.arrived(event, value);
+        const link = this.#advertised.arrived(event, value);
         // Boxes written after that message waited for it.
-        const link = this.#boxes === undefined ? undefined : this.#linkOfEp(event.ep);
-        if (link !== undefined) this.#boxes!.drain(link);
+        if (link !== undefined) this.#boxes?.drain(link);
         return;
       }
       case ImmediateKind.REVOKED:
@@ -451,20 +380,13 @@ export class RdmaDevice implements Device {
     if (cookie instanceof RdmaTransportPost) return cookie.completed(event);
     const ok = event.status === DtoStatus.SUCCESS;
     if (event.op === 'send') {
-      const slot = cookie as Slot;
-      const owner = slot.owner;
-      slot.owner = undefined;
-      this.#sendSlots!.give(slot);
+      const owner = this.#sender.release(cookie as Slot);
       if (!ok) this.#failEp(event);
       if (owner !== undefined) {
         if (ok) owner.complete(sendStatus);
         else owner.fail(transportError(owner.peer, event));
       }
-      if (this.#waitingForSlots.size > 0) {
-        const waiting = [...this.#waitingForSlots];
-        this.#waitingForSlots.clear();
-        for (const link of waiting) this.#pump(link);
-      }
+      this.#sender.resume();
       return;
     }
     if (event.op === 'rdma-read') return this.#rendezvous.readCompleted(event, cookie as RecvRequest);
@@ -541,9 +463,3 @@ export class RdmaDevice implements Device {
 }
 
 const NO_DATA: readonly never[] = [];
-/**
- * Eager buffers and doorbells are ours again once the bytes have left: they ask for local
- * completion, also so that a rendezvous write posted behind them is not held back (an endpoint
- * completes in post order).
- */
-const LOCAL_COMPLETION = { localCompletion: true } as const;

@@ -187,18 +187,20 @@ export class ReceiverInitiated {
 
   /**
    * A message was written into an advertised receive (its FIN_ADVERTISED): it arrives like any
-   * other, its data already in place.
+   * other, its data already in place. Returns its link when it is a message DAT brought (counted
+   * by `arrivedByDat`), undefined when the write completed one an RTS brought.
    */
-  arrived(event: DtoCompletionEvent, id: number): void {
+  arrived(event: DtoCompletionEvent, id: number): PeerLink | undefined {
     const ctx = this.#ctx;
     const request = ctx.recvTable.get(id);
     const state = request?.deviceState;
-    if (request === undefined || !(state instanceof AdvertisedRecv)) return;
+    if (request === undefined || !(state instanceof AdvertisedRecv)) return undefined;
     const adopted = state.adopted;
     if (adopted !== undefined) {
       // Matched earlier by the message's RTS; the data is in place now.
       this.withdraw(request);
-      return request.finish(adopted.source, adopted.tag, adopted.size);
+      request.finish(adopted.source, adopted.tag, adopted.size);
+      return undefined;
     }
     const link = state.link;
     ctx.arrivedByDat(link);
@@ -207,7 +209,8 @@ export class ReceiverInitiated {
     // this receive; finish it without building the message and arrival records the general path needs.
     if (ctx.host.arriveInto(request)) {
       this.withdraw(request);
-      return request.finish(request.source, request.tag, event.transferredLength);
+      request.finish(request.source, request.tag, event.transferredLength);
+      return link;
     }
     const arrival: Arrival = { slot: undefined, ep: event.ep, link, senderRequest: 0, remote: undefined, copied: false, advertised: request, epoch: link.arrived.epoch, ordinal };
     ctx.host.arrive({
@@ -221,6 +224,7 @@ export class ReceiverInitiated {
       ready: false,
       deviceState: arrival,
     });
+    return link;
   }
 
   /**
